@@ -1,0 +1,149 @@
+"""`desktop-copilot ask`: stream one reply in the terminal with the same core the window uses."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from typing import TextIO
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.models import Conversation
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_PROVIDER = 3
+EXIT_STOPPED = 4
+
+_OUTCOME_EXIT = {
+    "completed": EXIT_OK,
+    "failed": EXIT_PROVIDER,
+    "interrupted": EXIT_PROVIDER,
+    "round_limit": EXIT_STOPPED,
+    "loop": EXIT_STOPPED,
+    "stopped": EXIT_STOPPED,
+}
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("ask", help="ask Claude from the terminal and stream the answer")
+    parser.add_argument("prompt", nargs="+", help="what to ask")
+    parser.add_argument("--model", help="model id (default: settings, DESKTOP_COPILOT_MODEL, claude-sonnet-4-5)")
+    parser.add_argument("--system", help="system prompt")
+    parser.add_argument("--thinking-budget", type=int, metavar="N", help="enable extended thinking with N tokens")
+    parser.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N tool rounds (default 10)")
+    parser.add_argument("-c", "--continue", dest="continue_", action="store_true",
+                        help="continue the most recent conversation")
+    parser.add_argument("--no-save", action="store_true", help="do not store this conversation")
+    parser.add_argument("--json", action="store_true", help="print one unified event per line as JSON")
+    parser.add_argument("--show-thinking", action="store_true", help="print thinking to stderr")
+    parser.set_defaults(run=run)
+
+
+class TerminalPrinter:
+    """Text to stdout as it streams; thinking and tool activity to stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, as_json: bool, show_thinking: bool) -> None:
+        self.out, self.err = out, err
+        self.as_json = as_json
+        self.show_thinking = show_thinking
+        self._wrote_text = False
+
+    def __call__(self, event: ev.Event) -> None:
+        if self.as_json:
+            self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+            self.out.flush()
+            return
+        match event:
+            case ev.TextDelta(text=text):
+                self.out.write(text)
+                self.out.flush()
+                self._wrote_text = True
+            case ev.TextEnd() if self._wrote_text:
+                self.out.write("\n")
+                self.out.flush()
+                self._wrote_text = False
+            case ev.ThinkingStart(redacted_data=data) if self.show_thinking:
+                self.err.write("[thinking (redacted)]\n" if data is not None else "[thinking] ")
+            case ev.ThinkingDelta(text=text) if self.show_thinking:
+                self.err.write(text)
+            case ev.ThinkingEnd() if self.show_thinking:
+                self.err.write("\n")
+            case ev.ToolStatus(name=name, status=status, result=result, is_error=is_error):
+                line = f"[tool] {name}: {status.value}"
+                if result and is_error:
+                    line += f": {result.splitlines()[0] if result.strip() else ''}"
+                self.err.write(line + "\n")
+            case ev.LoopDetected(name=name, repeats=repeats):
+                self.err.write(f"[loop] {name} was called {repeats} times in a row with the same arguments; stopping.\n")
+            case ev.Error(message=message):
+                if self._wrote_text:
+                    self.out.write("\n")
+                    self.out.flush()
+                    self._wrote_text = False
+                self.err.write(f"error: {message}\n")
+            case ev.RunFinished(outcome=outcome, detail=detail) if outcome in ("round_limit", "stopped"):
+                self.err.write(f"{detail}\n")
+        self.err.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_ask(args))
+    except KeyboardInterrupt:  # Ctrl+C before the run started
+        return EXIT_STOPPED
+
+
+async def _ask(args: argparse.Namespace) -> int:
+    from desktop_copilot.app.bootstrap import open_store, build_runtime
+    from desktop_copilot.core.chat import ChatSession
+    from desktop_copilot.core.runtime import MissingKeyError
+
+    runtime = build_runtime(
+        model=args.model, thinking_budget=args.thinking_budget, max_tool_rounds=args.max_tool_rounds,
+        system=args.system,
+    )
+    for problem in runtime.warnings:
+        print(f"warning: {problem}", file=sys.stderr)
+    if args.max_tool_rounds is not None and args.max_tool_rounds < 0:
+        print("error: --max-tool-rounds must be 0 or more", file=sys.stderr)
+        return EXIT_USAGE
+    store = None if args.no_save and not args.continue_ else open_store(runtime.paths)
+    try:
+        conversation = Conversation(model=runtime.config.model, system=args.system)
+        if args.continue_:
+            latest = store.latest_conversation_id()
+            loaded = store.load_conversation(latest) if latest else None
+            if loaded is None:
+                print("error: there is no saved conversation to continue; ask without -c first.", file=sys.stderr)
+                return EXIT_USAGE
+            conversation = loaded
+            if args.model:
+                conversation.model = args.model
+            if args.system:
+                conversation.system = args.system
+            if args.no_save:
+                store.close()
+                store = None
+        session = ChatSession(runtime, conversation, store)
+        printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=args.json, show_thinking=args.show_thinking)
+        task = asyncio.create_task(session.send(" ".join(args.prompt), printer))
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, task.cancel)
+        except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C arrives as KeyboardInterrupt
+            pass
+        try:
+            finished = await task
+        except MissingKeyError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except asyncio.CancelledError:
+            return EXIT_STOPPED
+        return _OUTCOME_EXIT.get(finished.outcome, EXIT_PROVIDER)
+    finally:
+        await runtime.aclose()
+        if store is not None:
+            store.close()

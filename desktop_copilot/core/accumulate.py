@@ -1,0 +1,111 @@
+"""`accumulate(message, event)`: fold one unified event into an assistant message snapshot.
+
+The snapshot is updated in place and returned (like the SDK's `accumulate_event`), so the
+cost of a delta does not grow with the length of the reply. The loop, the store and the Qt
+model all call this one function on the same events.
+"""
+
+from __future__ import annotations
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.models import (
+    Message,
+    MessageStatus,
+    RawBlock,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolCallStatus,
+    now,
+)
+
+_ERROR_STATUS = {
+    "error": MessageStatus.FAILED,
+    "interrupted": MessageStatus.INTERRUPTED,
+    "aborted": MessageStatus.STOPPED,
+}
+
+
+def _place(message: Message, index: int, block) -> None:
+    if index == len(message.blocks):
+        message.blocks.append(block)
+    elif index < len(message.blocks):
+        message.blocks[index] = block
+    else:  # a gap should not happen; keep order without losing the block
+        message.blocks.append(block)
+
+
+def _block(message: Message, index: int, kind: type):
+    if 0 <= index < len(message.blocks) and isinstance(message.blocks[index], kind):
+        return message.blocks[index]
+    return None
+
+
+def accumulate(message: Message, event: ev.Event) -> Message:
+    """Apply `event` to `message` and return it."""
+    match event:
+        case ev.Start(model=model):
+            message.status = MessageStatus.STREAMING
+            if model:
+                message.model = model
+        case ev.TextStart(index=i):
+            _place(message, i, TextBlock())
+        case ev.TextDelta(index=i, text=text):
+            block = _block(message, i, TextBlock)
+            if block is None:
+                block = TextBlock()
+                _place(message, i, block)
+            block.text += text
+        case ev.ThinkingStart(index=i, redacted_data=data):
+            if data is not None:
+                _place(message, i, RedactedThinkingBlock(data=data))
+            else:
+                _place(message, i, ThinkingBlock(started_at=now()))
+        case ev.ThinkingDelta(index=i, text=text):
+            block = _block(message, i, ThinkingBlock)
+            if block is not None:
+                block.thinking += text
+        case ev.ThinkingEnd(index=i, signature=signature):
+            block = _block(message, i, ThinkingBlock)
+            if block is not None:
+                block.signature = signature
+                block.ended_at = now()
+        case ev.ToolCallStart(index=i, tool_call_id=call_id, name=name):
+            _place(message, i, ToolCallBlock(id=call_id, name=name))
+        case ev.ToolCallDelta(index=i, partial_json=fragment):
+            block = _block(message, i, ToolCallBlock)
+            if block is not None:
+                block.partial_arguments += fragment
+        case ev.ToolCallEnd(index=i, arguments=arguments):
+            block = _block(message, i, ToolCallBlock)
+            if block is not None:
+                block.arguments = dict(arguments)
+        case ev.RawBlockEvent(index=i, data=data):
+            _place(message, i, RawBlock(data=data))
+        case ev.UsageUpdate(usage=usage):
+            message.usage = usage.model_copy()
+        case ev.Done(reason=reason):
+            message.stop_reason = reason
+            message.status = MessageStatus.COMPLETED
+            _close_open_thinking(message)
+        case ev.Error(reason=reason, message=text):
+            message.status = _ERROR_STATUS[reason]
+            message.error = text or None
+            _close_open_thinking(message)
+        case ev.ToolStatus(tool_call_id=call_id, status=status, result=result, is_error=is_error):
+            for block in message.tool_calls:
+                if block.id == call_id:
+                    block.status = status
+                    if status is ToolCallStatus.RUNNING:
+                        block.started_at = now()
+                    elif status.finished:
+                        block.finish(status, result or "", is_error=is_error)
+    message.revision += 1
+    return message
+
+
+def _close_open_thinking(message: Message) -> None:
+    for block in message.blocks:
+        if isinstance(block, ThinkingBlock) and block.ended_at is None:
+            block.ended_at = now()

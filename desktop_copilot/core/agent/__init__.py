@@ -1,0 +1,1 @@
+"""The agent loop: stream a reply, run its tool calls, repeat."""

@@ -1,0 +1,142 @@
+"""The agent loop: stream a reply, run the tool calls it asks for, send the results back, repeat.
+
+The loop owns no I/O of its own: the provider, the tools and the `emit` callback are given to
+it, so tests drive it with a loopback server and the GUI and `ask` consume the same events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.agent.execution import ToolExecutor
+from desktop_copilot.core.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.providers.base import Provider, ProviderRequest
+from desktop_copilot.core.tools.base import Tool, ToolContext
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[ev.Event], None]
+ConfirmLoop = Callable[[ev.LoopDetected], Awaitable[bool]]
+
+LOOP_REPEATS = 3
+STOPPED_RESULT = "Cancelled: the user stopped the reply before this tool call finished."
+
+
+@dataclass(slots=True)
+class RunOptions:
+    model: str
+    system: str | None = None
+    thinking_budget: int | None = None
+    max_tokens: int = 8192
+    max_tool_rounds: int = 10
+
+
+class AgentLoop:
+    """One run of the conversation: model turns and tool rounds until the model is done."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        tools: list[Tool],
+        tool_context: ToolContext,
+        options: RunOptions,
+        emit: Emit,
+        confirm_loop: ConfirmLoop | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.options = options
+        self.emit = emit
+        self.confirm_loop = confirm_loop
+        self.executor = ToolExecutor(tools, tool_context, self._apply)
+        self._recent_calls: list[str] = []
+
+    def _apply(self, message: Message, event: ev.Event) -> None:
+        event.message_id = message.id
+        accumulate(message, event)
+        self.emit(event)
+
+    def _finish(self, outcome: ev.RunOutcome, detail: str = "") -> ev.RunFinished:
+        finished = ev.RunFinished(outcome=outcome, detail=detail)
+        self.emit(finished)
+        return finished
+
+    async def run(self, history: list[Message]) -> ev.RunFinished:
+        """Continue `history` (which ends with the user's message); appends the replies to it."""
+        tool_rounds = 0
+        while True:
+            message = Message.assistant(self.options.model)
+            request = self._request(history)
+            history.append(message)
+            self.emit(ev.MessageCreated(message=message, round=tool_rounds, message_id=message.id))
+            try:
+                async for event in self.provider.stream(request):
+                    self._apply(message, event)
+            except asyncio.CancelledError:
+                self._stop(message)
+                raise
+            if message.status is not MessageStatus.COMPLETED:
+                self._close_calls(message, "Not run: the reply did not finish. " + (message.error or ""))
+                outcome = "interrupted" if message.status is MessageStatus.INTERRUPTED else "failed"
+                return self._finish(outcome, message.error or "")
+            calls = message.tool_calls
+            if not calls:
+                return self._finish("completed", message.stop_reason or "")
+            if message.stop_reason == "max_tokens":
+                self._close_calls(message, "Not run: the reply hit max_tokens while writing this call.")
+                return self._finish("completed", "max_tokens")
+            if tool_rounds >= self.options.max_tool_rounds:
+                limit = self.options.max_tool_rounds
+                self._close_calls(message, f"Not run: the limit of {limit} tool rounds was reached.")
+                return self._finish("round_limit", f"Stopped after {limit} tool rounds.")
+            if not await self._loop_allowed(message, calls):
+                self._close_calls(message, "Not run: the same call was repeated and the run was stopped.")
+                return self._finish("loop", f"Stopped: {calls[0].name} was called {LOOP_REPEATS} times in a row with the same arguments.")
+            tool_rounds += 1
+            try:
+                await self.executor.run_all(message, calls)
+            except asyncio.CancelledError:
+                self._stop(message)
+                raise
+
+    def _request(self, history: list[Message]) -> ProviderRequest:
+        return ProviderRequest(
+            model=self.options.model,
+            messages=list(history),
+            system=self.options.system,
+            tools=[tool.spec() for tool in self.tools],
+            max_tokens=self.options.max_tokens,
+            thinking_budget=self.options.thinking_budget,
+        )
+
+    async def _loop_allowed(self, message: Message, calls: list[ToolCallBlock]) -> bool:
+        for call in calls:
+            signature = call.name.casefold() + json.dumps(call.arguments, sort_keys=True)
+            self._recent_calls.append(signature)
+            recent = self._recent_calls[-LOOP_REPEATS:]
+            if len(recent) == LOOP_REPEATS and len(set(recent)) == 1:
+                detected = ev.LoopDetected(name=call.name, arguments=call.arguments, repeats=LOOP_REPEATS, message_id=message.id)
+                self.emit(detected)
+                if self.confirm_loop is not None and await self.confirm_loop(detected):
+                    self._recent_calls.clear()
+                    continue
+                return False
+        return True
+
+    def _close_calls(self, message: Message, result: str, status: ToolCallStatus = ToolCallStatus.CANCELLED) -> None:
+        """Give every unfinished call a result, so the history stays valid for the API."""
+        for call in message.tool_calls:
+            if not call.status.finished:
+                self._apply(message, ev.ToolStatus(tool_call_id=call.id, name=call.name, status=status, result=result, is_error=True))
+
+    def _stop(self, message: Message) -> None:
+        if not message.status.finished:
+            self._apply(message, ev.Error(reason="aborted", message="Stopped by the user. The partial reply was kept."))
+        self._close_calls(message, STOPPED_RESULT)
+        self._finish("stopped", "Stopped by the user.")

@@ -1,0 +1,33 @@
+"""Run-time configuration without secrets: model, endpoints and limits, from the environment for now."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MAX_TOOL_ROUNDS = 10
+DEFAULT_THINKING_BUDGET = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class AppConfig:
+    model: str = DEFAULT_MODEL
+    anthropic_base_url: str | None = None
+    tavily_base_url: str | None = None
+    thinking_budget: int | None = None
+    max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS
+    max_tokens: int = 8192
+    system: str | None = None
+
+    @classmethod
+    def from_environment(cls, environ: dict[str, str] | None = None) -> AppConfig:
+        env = os.environ if environ is None else environ
+        return cls(
+            model=env.get("DESKTOP_COPILOT_MODEL", "").strip() or DEFAULT_MODEL,
+            anthropic_base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
+            tavily_base_url=env.get("TAVILY_BASE_URL", "").strip() or None,
+        )
+
+    def with_(self, **changes) -> AppConfig:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})

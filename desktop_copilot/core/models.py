@@ -1,0 +1,151 @@
+"""Domain models: conversations, messages and the ordered blocks of an assistant reply."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from enum import StrEnum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def new_id(prefix: str) -> str:
+    """A fresh opaque id such as `msg_3f2a…`."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def now() -> float:
+    """Wall-clock seconds since the epoch (what we store and show)."""
+    return time.time()
+
+
+class ToolCallStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self in (ToolCallStatus.DONE, ToolCallStatus.ERROR, ToolCallStatus.CANCELLED)
+
+
+class MessageStatus(StrEnum):
+    CREATED = "created"
+    STREAMING = "streaming"
+    COMPLETED = "completed"
+    STOPPED = "stopped"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def finished(self) -> bool:
+        return self not in (MessageStatus.CREATED, MessageStatus.STREAMING)
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(validate_assignment=False, extra="forbid")
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str = ""
+
+
+class ThinkingBlock(_Block):
+    type: Literal["thinking"] = "thinking"
+    thinking: str = ""
+    signature: str = ""
+    started_at: float | None = None
+    ended_at: float | None = None
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolCallBlock(_Block):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    partial_arguments: str = ""
+    status: ToolCallStatus = ToolCallStatus.PENDING
+    result: str | None = None
+    is_error: bool = False
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    def finish(self, status: ToolCallStatus, result: str, *, is_error: bool) -> None:
+        self.status = status
+        self.result = result
+        self.is_error = is_error
+        self.ended_at = now()
+
+
+class RawBlock(_Block):
+    """A block type this app does not model (e.g. `server_tool_use`), kept verbatim for replay."""
+
+    type: Literal["raw"] = "raw"
+    data: dict[str, Any]
+
+
+Block = Annotated[
+    Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolCallBlock, RawBlock],
+    Field(discriminator="type"),
+]
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class Message(BaseModel):
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    role: Role
+    blocks: list[Block] = Field(default_factory=list)
+    status: MessageStatus = MessageStatus.COMPLETED
+    stop_reason: str | None = None
+    error: str | None = None
+    model: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    created_at: float = Field(default_factory=now)
+    revision: int = 0
+    """Bumped on every change; views key their layout caches by it."""
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls(role=Role.USER, blocks=[TextBlock(text=text)])
+
+    @classmethod
+    def assistant(cls, model: str | None = None) -> Message:
+        return cls(role=Role.ASSISTANT, status=MessageStatus.CREATED, model=model)
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+    @property
+    def tool_calls(self) -> list[ToolCallBlock]:
+        return [b for b in self.blocks if isinstance(b, ToolCallBlock)]
+
+
+class Conversation(BaseModel):
+    id: str = Field(default_factory=lambda: new_id("conv"))
+    title: str = ""
+    model: str | None = None
+    system: str | None = None
+    created_at: float = Field(default_factory=now)
+    updated_at: float = Field(default_factory=now)
+    messages: list[Message] = Field(default_factory=list)

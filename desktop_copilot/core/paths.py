@@ -1,0 +1,42 @@
+"""Where the app keeps its files: `DESKTOP_COPILOT_HOME` when set, else the platform directories."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+APP_NAME = "DesktopCopilot"
+HOME_ENV = "DESKTOP_COPILOT_HOME"
+
+
+@dataclass(frozen=True, slots=True)
+class AppPaths:
+    config_dir: Path
+    data_dir: Path
+    log_dir: Path
+
+    @property
+    def database(self) -> Path:
+        return self.data_dir / "conversations.sqlite3"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.json"
+
+    def ensure(self) -> AppPaths:
+        for folder in (self.config_dir, self.data_dir, self.log_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        return self
+
+    @classmethod
+    def resolve(cls, environ: dict[str, str] | None = None) -> AppPaths:
+        env = os.environ if environ is None else environ
+        home = env.get(HOME_ENV, "").strip()
+        if home:
+            root = Path(home).expanduser()
+            return cls(root / "config", root / "data", root / "logs")
+        import platformdirs
+
+        dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
+        return cls(Path(dirs.user_config_dir), Path(dirs.user_data_dir), Path(dirs.user_log_dir))

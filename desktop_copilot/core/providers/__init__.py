@@ -1,0 +1,1 @@
+"""Provider adapters: each turns a request into a stream of unified events."""

@@ -1,0 +1,112 @@
+"""The Anthropic provider: owns the SDK client (key, base URL, retries) and streams unified events."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
+from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.secrets import Secret
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+INTERRUPTED_MESSAGE = "The connection closed before the reply finished. The partial reply was kept."
+
+
+def describe_status_error(status: int | None, body: Any, fallback: str) -> str:
+    """A sentence for the user about an API error, with what to do about it."""
+    detail = ""
+    if isinstance(body, dict):
+        error = body.get("error") if isinstance(body.get("error"), dict) else body
+        detail = str(error.get("message") or "") if isinstance(error, dict) else ""
+        kind = error.get("type") if isinstance(error, dict) else None
+    else:
+        kind = None
+    detail = detail or fallback
+    if status == 401 or kind == "authentication_error":
+        return f"The Anthropic API rejected the key (401: {detail}). Check the key in Settings or ANTHROPIC_API_KEY."
+    if status == 403 or kind == "permission_error":
+        return f"The key is not allowed to do this (403: {detail})."
+    if status == 404 or kind == "not_found_error":
+        return f"Not found (404: {detail}). Check the model name and the base URL."
+    if status == 429 or kind == "rate_limit_error":
+        return f"Rate limited by the API (429: {detail}). Wait a moment and retry."
+    if status == 529 or kind == "overloaded_error":
+        return f"The API is overloaded (529: {detail}). Retry in a little while."
+    if status == 400 or kind == "invalid_request_error":
+        return f"The API refused the request (400: {detail})."
+    if kind and status == 200:
+        return f"The API reported an error mid-reply ({kind}: {detail}). The partial reply was kept."
+    if status:
+        return f"The API answered {status}: {detail}"
+    return detail
+
+
+class AnthropicProvider:
+    """Streams Claude replies through the official SDK. The SDK is imported on first use."""
+
+    def __init__(
+        self,
+        api_key: Secret,
+        base_url: str | None = None,
+        *,
+        max_retries: int = 3,
+        timeout: float = 600.0,
+    ) -> None:
+        self._api_key = api_key
+        self._base_url = base_url or DEFAULT_BASE_URL
+        self._max_retries = max_retries
+        self._timeout = timeout
+        self._client: Any = None
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider(base_url={self._base_url!r}, api_key={self._api_key!r})"
+
+    def client(self) -> Any:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key.reveal(),
+                base_url=self._base_url,
+                max_retries=self._max_retries,
+                timeout=self._timeout,
+            )
+        return self._client
+
+    async def list_models(self) -> list[str]:
+        """Model ids from `GET /v1/models` (raises the SDK's errors)."""
+        page = await self.client().models.list(limit=100)
+        return [m.id for m in page.data]
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[ev.Event]:
+        import anthropic
+
+        mapper = AnthropicEventMapper()
+        try:
+            response = await self.client().messages.create(**build_params(request), stream=True)
+            async with response:
+                async for raw in response:
+                    for event in mapper.feed(raw):
+                        yield event
+        except anthropic.APIStatusError as exc:
+            message = describe_status_error(exc.status_code, exc.body, exc.message)
+            yield ev.Error(reason="error", message=message, status_code=exc.status_code)
+            return
+        except (anthropic.APIConnectionError, anthropic.APIResponseValidationError) as exc:
+            if mapper.finished:
+                return
+            started = mapper.started
+            message = INTERRUPTED_MESSAGE if started else f"Could not reach the Anthropic API at {self._base_url}: {exc}"
+            yield ev.Error(reason="interrupted" if started else "error", message=message)
+            return
+        except Exception as exc:  # a broken stream must not escape as an exception
+            log.exception("unexpected failure while streaming")
+            yield ev.Error(reason="interrupted", message=f"{type(exc).__name__}: {exc}. The partial reply was kept.")
+            return
+        if not mapper.finished:
+            yield ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)

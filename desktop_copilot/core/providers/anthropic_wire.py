@@ -1,0 +1,235 @@
+"""Anthropic Messages wire format: domain history to request JSON, and SSE events to unified events."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.models import (
+    Message,
+    RawBlock,
+    RedactedThinkingBlock,
+    Role,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
+from desktop_copilot.core.providers.base import ProviderRequest
+
+UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrupted or stopped)."
+
+
+def _assistant_content(message: Message) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    for block in message.blocks:
+        match block:
+            case TextBlock(text=text) if text:
+                content.append({"type": "text", "text": text})
+            case ThinkingBlock(thinking=thinking, signature=signature) if signature:
+                # An unsigned block (cut off mid-thought) would be rejected: it is dropped.
+                content.append({"type": "thinking", "thinking": thinking, "signature": signature})
+            case RedactedThinkingBlock(data=data):
+                content.append({"type": "redacted_thinking", "data": data})
+            case ToolCallBlock():
+                content.append(
+                    {"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments}
+                )
+            case RawBlock(data=data):
+                content.append(data)
+    return content
+
+
+def tool_results(message: Message) -> list[dict[str, Any]]:
+    """One `tool_result` per call of `message`; a call that never finished gets an error result."""
+    results = []
+    for call in message.tool_calls:
+        finished = call.result is not None and call.status.finished
+        results.append(
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": call.result if finished and call.result else (call.result or UNFINISHED_TOOL_RESULT),
+                "is_error": call.is_error or not finished,
+            }
+        )
+    return results
+
+
+def build_messages(history: list[Message]) -> list[dict[str, Any]]:
+    """The `messages` array for `history`: tool results follow their `tool_use` in one user
+    turn ahead of any text, adjacent turns of one role are merged, empty turns are dropped."""
+    turns: list[dict[str, Any]] = []
+
+    def add(role: str, content: list[dict[str, Any]]) -> None:
+        if not content:
+            return
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(content)
+        else:
+            turns.append({"role": role, "content": list(content)})
+
+    for message in history:
+        if message.role is Role.USER:
+            add("user", [{"type": "text", "text": b.text} for b in message.blocks if isinstance(b, TextBlock) and b.text])
+        else:
+            add("assistant", _assistant_content(message))
+            add("user", tool_results(message))
+    return turns
+
+
+def build_params(request: ProviderRequest) -> dict[str, Any]:
+    """Keyword arguments for `client.messages.create` (without `stream`)."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": build_messages(request.messages),
+    }
+    if request.system:
+        params["system"] = request.system
+    if request.tools:
+        params["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in request.tools
+        ]
+    if request.thinking_budget:
+        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+        params["max_tokens"] = max(request.max_tokens, request.thinking_budget + 4096)
+    return params
+
+
+def _field(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _as_dict(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, dict):
+        return dict(obj)
+    return obj.to_dict(mode="json", exclude_unset=True) if hasattr(obj, "to_dict") else obj.model_dump(mode="json")
+
+
+class AnthropicEventMapper:
+    """Maps raw Messages stream events (SDK objects or plain dicts) to unified events."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.stop_reason: str | None = None
+        self.started = False
+        self.finished = False
+        self._kinds: dict[int, str] = {}
+        self._signatures: dict[int, str] = {}
+        self._json: dict[int, list[str]] = {}
+        self._raw: dict[int, dict[str, Any]] = {}
+
+    def feed(self, raw: Any) -> list[ev.Event]:
+        kind = _field(raw, "type")
+        handler = getattr(self, f"_on_{kind}", None)
+        return handler(raw) if handler else []
+
+    def _on_message_start(self, raw: Any) -> list[ev.Event]:
+        self.started = True
+        message = _field(raw, "message")
+        self._update_usage(_field(message, "usage"))
+        return [
+            ev.Start(model=_field(message, "model") or "", provider_message_id=_field(message, "id") or ""),
+            ev.UsageUpdate(usage=self.usage.model_copy()),
+        ]
+
+    def _on_content_block_start(self, raw: Any) -> list[ev.Event]:
+        index = _field(raw, "index")
+        block = _field(raw, "content_block")
+        kind = _field(block, "type")
+        self._kinds[index] = kind
+        if kind == "text":
+            start: list[ev.Event] = [ev.TextStart(index=index)]
+            initial = _field(block, "text") or ""
+            return start + ([ev.TextDelta(index=index, text=initial)] if initial else [])
+        if kind == "thinking":
+            self._signatures[index] = _field(block, "signature") or ""
+            initial = _field(block, "thinking") or ""
+            start = [ev.ThinkingStart(index=index)]
+            return start + ([ev.ThinkingDelta(index=index, text=initial)] if initial else [])
+        if kind == "redacted_thinking":
+            return [ev.ThinkingStart(index=index, redacted_data=_field(block, "data") or "")]
+        if kind == "tool_use":
+            self._json[index] = []
+            return [ev.ToolCallStart(index=index, tool_call_id=_field(block, "id"), name=_field(block, "name"))]
+        self._raw[index] = _as_dict(block)
+        self._json[index] = []
+        return []
+
+    def _on_content_block_delta(self, raw: Any) -> list[ev.Event]:
+        index = _field(raw, "index")
+        delta = _field(raw, "delta")
+        kind = _field(delta, "type")
+        if kind == "text_delta":
+            return [ev.TextDelta(index=index, text=_field(delta, "text"))]
+        if kind == "thinking_delta":
+            text = _field(delta, "thinking")
+            return [ev.ThinkingDelta(index=index, text=text)] if text else []
+        if kind == "signature_delta":
+            self._signatures[index] = _field(delta, "signature")
+            return []
+        if kind == "input_json_delta":
+            fragment = _field(delta, "partial_json") or ""
+            self._json.setdefault(index, []).append(fragment)
+            if self._kinds.get(index) == "tool_use" and fragment:
+                return [ev.ToolCallDelta(index=index, partial_json=fragment)]
+        return []
+
+    def _on_content_block_stop(self, raw: Any) -> list[ev.Event]:
+        index = _field(raw, "index")
+        kind = self._kinds.get(index)
+        if kind == "text":
+            return [ev.TextEnd(index=index)]
+        if kind == "thinking":
+            return [ev.ThinkingEnd(index=index, signature=self._signatures.get(index, ""))]
+        if kind == "redacted_thinking":
+            return [ev.ThinkingEnd(index=index)]
+        text = "".join(self._json.pop(index, []))
+        arguments, invalid = _parse_arguments(text)
+        if kind == "tool_use":
+            return [ev.ToolCallEnd(index=index, arguments=arguments, invalid_json=invalid)]
+        data = self._raw.pop(index, {})
+        if text:
+            data["input"] = arguments
+        return [ev.RawBlockEvent(index=index, data=data)]
+
+    def _on_message_delta(self, raw: Any) -> list[ev.Event]:
+        delta = _field(raw, "delta")
+        self.stop_reason = _field(delta, "stop_reason") or self.stop_reason
+        self._update_usage(_field(raw, "usage"))
+        return [ev.UsageUpdate(usage=self.usage.model_copy())]
+
+    def _on_message_stop(self, raw: Any) -> list[ev.Event]:
+        self.finished = True
+        return [ev.Done(reason=self.stop_reason or "end_turn")]
+
+    def _update_usage(self, usage: Any) -> None:
+        if usage is None:
+            return
+        for ours, theirs in (
+            ("input_tokens", "input_tokens"),
+            ("output_tokens", "output_tokens"),
+            ("cache_read_tokens", "cache_read_input_tokens"),
+            ("cache_write_tokens", "cache_creation_input_tokens"),
+        ):
+            value = _field(usage, theirs)
+            if value is not None:
+                setattr(self.usage, ours, value)
+
+
+def _parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
+    if not text.strip():
+        return {}, None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {}, text
+    if not isinstance(value, dict):
+        return {}, text
+    return value, None
+

@@ -1,0 +1,37 @@
+"""What every provider offers: a request in domain terms, and a stream of unified events back."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from desktop_copilot.core.events import Event
+from desktop_copilot.core.models import Message
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: name, description and JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ProviderRequest:
+    model: str
+    messages: list[Message]
+    system: str | None = None
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int = 8192
+    thinking_budget: int | None = None
+    """Extended thinking budget in tokens; None switches thinking off."""
+
+
+class Provider(Protocol):
+    """Turns a request into unified events. Never raises once streaming has begun:
+    failures arrive as an `Error` event (cancellation still propagates)."""
+
+    def stream(self, request: ProviderRequest) -> AsyncIterator[Event]: ...

@@ -1,0 +1,96 @@
+"""Secrets: a value that never shows itself, and the lookup of API keys (keyring, then environment)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Secret:
+    """An API key. `repr`/`str` show only the last four characters; `reveal()` gives the value."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    @property
+    def hint(self) -> str:
+        return f"…{self._value[-4:]}" if len(self._value) >= 8 else "…"
+
+    def __repr__(self) -> str:
+        return f"Secret({self.hint})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __reduce__(self):  # never pickled into a file by accident
+        raise TypeError("a Secret cannot be pickled")
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpec:
+    """A key the app knows: its short name, the environment variable and what it is for."""
+
+    name: str
+    env_var: str
+    label: str
+    url: str
+
+
+KNOWN_KEYS: dict[str, KeySpec] = {
+    spec.name: spec
+    for spec in (
+        KeySpec("anthropic", "ANTHROPIC_API_KEY", "Anthropic API key", "https://console.anthropic.com/settings/keys"),
+        KeySpec("tavily", "TAVILY_API_KEY", "Tavily API key", "https://app.tavily.com/"),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FoundKey:
+    secret: Secret
+    source: str
+    """Where it came from: "keyring", "environment" or "session" (kept in memory only)."""
+
+
+class KeySource(Protocol):
+    def get(self, name: str) -> FoundKey | None: ...
+
+
+class EnvironmentKeys:
+    """Keys from environment variables (read-only)."""
+
+    def __init__(self, environ: dict[str, str] | None = None) -> None:
+        self._environ = os.environ if environ is None else environ
+
+    def get(self, name: str) -> FoundKey | None:
+        spec = KNOWN_KEYS.get(name)
+        value = self._environ.get(spec.env_var, "").strip() if spec else ""
+        return FoundKey(Secret(value), "environment") if value else None
+
+
+class KeyLookup:
+    """Asks each source in order (keyring first, then environment) and returns the first key."""
+
+    def __init__(self, sources: list[KeySource]) -> None:
+        self.sources = sources
+
+    def get(self, name: str) -> FoundKey | None:
+        for source in self.sources:
+            found = source.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def has(self, name: str) -> bool:
+        return self.get(name) is not None

@@ -1,0 +1,1 @@
+"""SQLite storage of conversations and messages."""

@@ -1,0 +1,1 @@
+"""Tools the model can call, and the registry that enables them by configured keys."""

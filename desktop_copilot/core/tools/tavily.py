@@ -1,0 +1,63 @@
+"""`tavily_search`: web search through the Tavily API, offered only when a Tavily key is set."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import httpx
+from pydantic import BaseModel, Field
+
+from desktop_copilot.core.tools.base import Tool, ToolContext, ToolError
+
+DEFAULT_TAVILY_BASE_URL = "https://api.tavily.com"
+MAX_RESULTS = 5
+SNIPPET_CHARS = 500
+
+
+class TavilySearchArgs(BaseModel):
+    query: str = Field(min_length=1, description="What to search the web for.")
+
+
+def format_results(query: str, results: list[dict]) -> str:
+    """Numbered entries with title, URL and snippet, as the model reads them."""
+    if not results:
+        return f'No web results for "{query}".'
+    lines = [f'Web results for "{query}":', ""]
+    for number, item in enumerate(results[:MAX_RESULTS], start=1):
+        snippet = " ".join(str(item.get("content") or "").split())
+        if len(snippet) > SNIPPET_CHARS:
+            snippet = snippet[:SNIPPET_CHARS].rstrip() + "…"
+        lines += [f"[{number}] {item.get('title') or '(untitled)'}", f"URL: {item.get('url') or ''}", snippet, ""]
+    return "\n".join(lines).rstrip()
+
+
+class TavilySearch(Tool):
+    name: ClassVar[str] = "tavily_search"
+    description: ClassVar[str] = (
+        "Search the web for current information. Returns up to 5 results with title, URL and a snippet."
+    )
+    arguments: ClassVar[type[BaseModel]] = TavilySearchArgs
+    required_keys: ClassVar[tuple[str, ...]] = ("tavily",)
+    timeout: ClassVar[float] = 30.0
+
+    async def run(self, args: TavilySearchArgs, ctx: ToolContext) -> str:
+        base = ctx.endpoints.get("tavily") or DEFAULT_TAVILY_BASE_URL
+        key = ctx.keys["tavily"].reveal()
+        try:
+            response = await ctx.http.post(
+                f"{base.rstrip('/')}/search",
+                json={"query": args.query, "max_results": MAX_RESULTS},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+        except httpx.HTTPError as exc:
+            raise ToolError(f"Could not reach Tavily: {type(exc).__name__}") from None
+        if response.status_code in (401, 403):
+            raise ToolError("Tavily rejected the API key. Check the Tavily key in Settings.")
+        if response.status_code >= 400:
+            raise ToolError(f"Tavily answered {response.status_code}: {response.text[:200]}")
+        try:
+            results = response.json().get("results") or []
+        except ValueError:
+            raise ToolError("Tavily answered with something that is not JSON.") from None
+        return format_results(args.query, results)
+

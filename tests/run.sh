@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the test suite inside a private D-Bus session with an unlocked gnome-keyring (a real
+# Secret Service), so keyring integration tests talk to the real thing. Arguments go to pytest.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python="${PYTHON:-$root/.venv/bin/python}"
+[[ -x "$python" ]] || python="$(command -v python3)"
+
+if [[ "${DESKTOP_COPILOT_IN_DBUS:-}" != 1 ]] && command -v dbus-run-session >/dev/null; then
+    DESKTOP_COPILOT_IN_DBUS=1 exec dbus-run-session -- bash "${BASH_SOURCE[0]}" "$@"
+fi
+
+keyring_home=""
+cleanup() {
+    [[ -n "${keyring_pid:-}" ]] && kill "$keyring_pid" 2>/dev/null || true
+    [[ -n "$keyring_home" ]] && rm -rf "$keyring_home"
+}
+trap cleanup EXIT
+
+if [[ "${DESKTOP_COPILOT_IN_DBUS:-}" == 1 ]] && command -v gnome-keyring-daemon >/dev/null; then
+    # A fresh HOME so no earlier keyring asks for another password; the daemon is killed at exit.
+    keyring_home="$(mktemp -d)"
+    echo -n "desktop-copilot-tests" | HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/.local/share" \
+        gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
+    keyring_pid=$!
+    export DESKTOP_COPILOT_SECRET_SERVICE=1
+fi
+
+cd "$root"
+export QT_QPA_PLATFORM=offscreen
+exec_status=0
+"$python" -m pytest "$@" || exec_status=$?
+exit "$exec_status"

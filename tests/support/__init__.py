@@ -1,0 +1,1 @@
+"""Test helpers shared by tests and benchmarks (no pytest imports here)."""
