@@ -44,6 +44,9 @@ class Runtime:
         self.warnings: list[str] = []
         """Problems to tell the user about (e.g. no usable keyring), without secrets."""
         self._http: httpx.AsyncClient | None = None
+        self._provider: AnthropicProvider | None = None
+        self._provider_for: tuple | None = None
+        self._retired_providers: list[AnthropicProvider] = []
 
     def provider(self) -> AnthropicProvider:
         from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
@@ -51,7 +54,12 @@ class Runtime:
         found = self.keys.get("anthropic")
         if found is None:
             raise MissingKeyError(missing_key_message("anthropic"))
-        return AnthropicProvider(found.secret, self.config.anthropic_base_url)
+        wanted = (found.secret, self.config.anthropic_base_url)
+        if self._provider is None or self._provider_for != wanted:
+            self._retired_providers.extend([self._provider] if self._provider else [])
+            self._provider = AnthropicProvider(*wanted)
+            self._provider_for = wanted
+        return self._provider
 
     def enabled_tools(self) -> list[Tool]:
         return self.registry.enabled_for(self.keys, self.switched_off_tools)
@@ -67,6 +75,10 @@ class Runtime:
         return ToolContext(keys=keys, http=self._http, endpoints=endpoints)
 
     async def aclose(self) -> None:
+        for provider in [*self._retired_providers, self._provider]:
+            if provider is not None:
+                await provider.aclose()
+        self._provider, self._retired_providers = None, []
         if self._http is not None:
             await self._http.aclose()
             self._http = None

@@ -94,3 +94,7 @@ class KeyLookup:
 
     def has(self, name: str) -> bool:
         return self.get(name) is not None
+
+    def all_found(self, name: str) -> list[FoundKey]:
+        """The key from every source that has one, in lookup order (the first one is used)."""
+        return [found for source in self.sources if (found := source.get(name)) is not None]

@@ -27,6 +27,8 @@ def describe_status_error(status: int | None, body: Any, fallback: str) -> str:
     else:
         kind = None
     detail = detail or fallback
+    if status == 200:  # an SSE `error` event after the reply had begun
+        return f"The API reported an error mid-reply ({kind or 'error'}: {detail}). The partial reply was kept."
     if status == 401 or kind == "authentication_error":
         return f"The Anthropic API rejected the key (401: {detail}). Check the key in Settings or ANTHROPIC_API_KEY."
     if status == 403 or kind == "permission_error":
@@ -39,8 +41,6 @@ def describe_status_error(status: int | None, body: Any, fallback: str) -> str:
         return f"The API is overloaded (529: {detail}). Retry in a little while."
     if status == 400 or kind == "invalid_request_error":
         return f"The API refused the request (400: {detail})."
-    if kind and status == 200:
-        return f"The API reported an error mid-reply ({kind}: {detail}). The partial reply was kept."
     if status:
         return f"The API answered {status}: {detail}"
     return detail
@@ -78,6 +78,12 @@ class AnthropicProvider:
             )
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP connections (call before the event loop closes)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
     async def list_models(self) -> list[str]:
         """Model ids from `GET /v1/models` (raises the SDK's errors)."""
         page = await self.client().models.list(limit=100)
@@ -85,8 +91,10 @@ class AnthropicProvider:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ev.Event]:
         import anthropic
+        import httpx2  # the SDK's transport: its errors inside a stream reach us unwrapped
 
         mapper = AnthropicEventMapper()
+        failure: ev.Error | None = None
         try:
             response = await self.client().messages.create(**build_params(request), stream=True)
             async with response:
@@ -95,18 +103,30 @@ class AnthropicProvider:
                         yield event
         except anthropic.APIStatusError as exc:
             message = describe_status_error(exc.status_code, exc.body, exc.message)
-            yield ev.Error(reason="error", message=message, status_code=exc.status_code)
-            return
-        except (anthropic.APIConnectionError, anthropic.APIResponseValidationError) as exc:
-            if mapper.finished:
-                return
-            started = mapper.started
-            message = INTERRUPTED_MESSAGE if started else f"Could not reach the Anthropic API at {self._base_url}: {exc}"
-            yield ev.Error(reason="interrupted" if started else "error", message=message)
-            return
+            failure = ev.Error(reason="error", message=message, status_code=exc.status_code)
+        except (anthropic.APIConnectionError, anthropic.APIResponseValidationError, httpx2.TransportError) as exc:
+            if not mapper.finished:
+                failure = self._connection_failure(mapper.started, exc)
         except Exception as exc:  # a broken stream must not escape as an exception
             log.exception("unexpected failure while streaming")
-            yield ev.Error(reason="interrupted", message=f"{type(exc).__name__}: {exc}. The partial reply was kept.")
-            return
-        if not mapper.finished:
-            yield ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
+            detail = f"{type(exc).__name__}: {exc}."
+            failure = ev.Error(
+                reason="interrupted" if mapper.started else "error",
+                message=f"{detail} The partial reply was kept." if mapper.started else detail,
+            )
+        else:
+            if not mapper.finished:
+                failure = ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
+        if failure is not None:
+            failure.message = self._redact(failure.message)
+            yield failure
+
+    def _connection_failure(self, started: bool, exc: Exception) -> ev.Error:
+        if started:
+            return ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
+        return ev.Error(reason="error", message=f"Could not reach the Anthropic API at {self._base_url}: {exc}")
+
+    def _redact(self, text: str) -> str:
+        """`text` with the key replaced by its hint (a proxy may echo what it was sent)."""
+        key = self._api_key.reveal()
+        return text.replace(key, self._api_key.hint) if key else text

@@ -123,6 +123,7 @@ class AnthropicEventMapper:
         self._signatures: dict[int, str] = {}
         self._json: dict[int, list[str]] = {}
         self._raw: dict[int, dict[str, Any]] = {}
+        self._open: set[int] = set()
 
     def feed(self, raw: Any) -> list[ev.Event]:
         kind = _field(raw, "type")
@@ -143,6 +144,7 @@ class AnthropicEventMapper:
         block = _field(raw, "content_block")
         kind = _field(block, "type")
         self._kinds[index] = kind
+        self._open.add(index)
         if kind == "text":
             start: list[ev.Event] = [ev.TextStart(index=index)]
             initial = _field(block, "text") or ""
@@ -182,6 +184,9 @@ class AnthropicEventMapper:
 
     def _on_content_block_stop(self, raw: Any) -> list[ev.Event]:
         index = _field(raw, "index")
+        if index not in self._open:
+            return []
+        self._open.discard(index)
         kind = self._kinds.get(index)
         if kind == "text":
             return [ev.TextEnd(index=index)]
@@ -206,7 +211,9 @@ class AnthropicEventMapper:
 
     def _on_message_stop(self, raw: Any) -> list[ev.Event]:
         self.finished = True
-        return [ev.Done(reason=self.stop_reason or "end_turn")]
+        # Close blocks the stream never stopped, so every *_start still gets its *_end.
+        ends = [e for i in sorted(self._open) for e in self._on_content_block_stop({"index": i})]
+        return [*ends, ev.Done(reason=self.stop_reason or "end_turn")]
 
     def _update_usage(self, usage: Any) -> None:
         if usage is None:

@@ -1,0 +1,143 @@
+"""QTextDocuments for the transcript: builders, a bounded LRU cache of laid-out documents, and live
+documents for text that is still streaming (appended cheaply instead of re-rendered per delta)."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPalette, QTextCursor, QTextDocument
+
+from desktop_copilot.qt.markdown_render import MarkdownSplitter, document_css, render_markdown
+from desktop_copilot.qt.theme import Theme
+
+RENDER_INTERVAL = 0.08
+"""A streaming Markdown tail is re-rendered at most this often (seconds); plain text is appended in between."""
+
+
+def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
+    document = QTextDocument()
+    document.setUndoRedoEnabled(False)
+    document.setDocumentMargin(0)
+    document.setDefaultFont(font)
+    document.setDefaultStyleSheet(document_css(theme))
+    document.setTextWidth(max(1, width))
+    return document
+
+
+def markdown_document(text: str, width: int, theme: Theme) -> QTextDocument:
+    document = new_document(theme, theme.font("body"), width)
+    document.setHtml(render_markdown(text))
+    return document
+
+
+def plain_document(text: str, width: int, theme: Theme, font: QFont) -> QTextDocument:
+    document = new_document(theme, font, width)
+    document.setPlainText(text)
+    return document
+
+
+def draw_documents(painter: QPainter, documents: list[QTextDocument], x: float, y: float, color: QColor) -> None:
+    """Paint `documents` stacked from (x, y), default text in `color`, clipped to the painter's clip."""
+    context = QAbstractTextDocumentLayout.PaintContext()
+    context.palette.setColor(QPalette.ColorRole.Text, color)
+    for document in documents:
+        height = document.size().height()
+        painter.save()
+        painter.translate(QPointF(x, y))
+        context.clip = QRectF(0, 0, document.textWidth(), height)
+        document.documentLayout().draw(painter, context)
+        painter.restore()
+        y += height
+
+
+def documents_height(documents: list[QTextDocument]) -> int:
+    return int(sum(document.size().height() for document in documents) + 0.999)
+
+
+class DocumentCache:
+    """Least-recently-used laid-out documents, at most `capacity` of them (one per row would cost GBs)."""
+
+    def __init__(self, capacity: int = 160) -> None:
+        self.capacity = capacity
+        self._documents: OrderedDict[Hashable, QTextDocument] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._documents)
+
+    def get(self, key: Hashable, build: Callable[[], QTextDocument]) -> QTextDocument:
+        document = self._documents.get(key)
+        if document is None:
+            document = self._documents[key] = build()
+            while len(self._documents) > self.capacity:
+                self._documents.popitem(last=False)
+        else:
+            self._documents.move_to_end(key)
+        return document
+
+    def clear(self) -> None:
+        self._documents.clear()
+
+
+class LivePlainText:
+    """A growing plain text: only the new suffix is inserted on each update."""
+
+    def __init__(self, theme: Theme, font: QFont) -> None:
+        self.document = new_document(theme, font, 1)
+        self._shown = 0
+
+    def update(self, text: str, width: int) -> list[QTextDocument]:
+        if len(text) < self._shown:
+            self.document.setPlainText(text)
+        elif len(text) > self._shown:
+            cursor = QTextCursor(self.document)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(text[self._shown :])
+        self._shown = len(text)
+        if self.document.textWidth() != width:
+            self.document.setTextWidth(width)
+        return [self.document]
+
+
+class LiveMarkdown:
+    """A growing Markdown text as a stack of documents: each finished chunk (cut after a blank line or
+    a closed fence) is rendered once; the open tail is re-rendered at most every RENDER_INTERVAL and
+    extended with plain text in between. Per update the cost depends on the delta and the tail only."""
+
+    def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic) -> None:
+        self.theme = theme
+        self.chunks: list[QTextDocument] = []
+        self.tail = new_document(theme, theme.font("body"), 1)
+        self._splitter = MarkdownSplitter()
+        self._chunked = 0
+        self._tail_shown = 0
+        self._tail_rendered_at = -1.0
+        self._clock = clock
+        self.renders = 0
+        """How many times Markdown was rendered (for tests and benchmarks)."""
+
+    def update(self, text: str, width: int) -> list[QTextDocument]:
+        boundary = self._splitter.feed(text)
+        force = False
+        if boundary > self._chunked:
+            self.chunks.append(markdown_document(text[self._chunked : boundary], width, self.theme))
+            self.renders += 1
+            self._chunked = boundary
+            force = True
+        tail = text[self._chunked :]
+        now = self._clock()
+        if force or now - self._tail_rendered_at >= RENDER_INTERVAL or len(tail) < self._tail_shown:
+            self.tail.setHtml(render_markdown(tail))
+            self.renders += 1
+            self._tail_rendered_at = now
+        elif len(tail) > self._tail_shown:
+            cursor = QTextCursor(self.tail)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(tail[self._tail_shown :])
+        self._tail_shown = len(tail)
+        for document in (*self.chunks, self.tail):
+            if document.textWidth() != width:
+                document.setTextWidth(width)
+        return [*self.chunks, self.tail]

@@ -1,0 +1,115 @@
+"""Markdown to the HTML subset QTextDocument understands, with Pygments-highlighted code blocks.
+
+Also `MarkdownSplitter`, which finds incrementally where a growing Markdown text can be cut
+into independently rendered chunks (after a blank line or a closing fence, never inside one).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
+
+PYGMENTS_STYLE = "friendly"
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+@lru_cache(maxsize=1)
+def _formatter() -> HtmlFormatter:
+    return HtmlFormatter(style=PYGMENTS_STYLE, noclasses=True, nowrap=True)
+
+
+@lru_cache(maxsize=64)
+def _lexer(language: str):
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return TextLexer(stripnl=False, ensurenl=False)
+
+
+def highlight_code(code: str, language: str = "", theme: Theme = DEFAULT_THEME) -> str:
+    """A code block as a one-cell table (QTextDocument paints table backgrounds, not `<pre>` ones)."""
+    code = code[:-1] if code.endswith("\n") else code
+    body = highlight(code, _lexer(language.lower()), _formatter()).rstrip("\n") if language else html.escape(code)
+    label = f'<tr><td class="codelang">{html.escape(language)}</td></tr>' if language else ""
+    return (
+        f'<table class="code" width="100%" cellspacing="0" cellpadding="0" bgcolor="{theme.code_background}">'
+        f'{label}<tr><td class="codecell"><pre>{body}</pre></td></tr></table>\n'
+    )
+
+
+def _render_fence(renderer, tokens, idx, options, env) -> str:
+    token = tokens[idx]
+    language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    return highlight_code(token.content, language)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    parser = MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
+    parser.add_render_rule("fence", _render_fence)
+    parser.add_render_rule("code_block", _render_fence)
+    return parser
+
+
+def render_markdown(text: str) -> str:
+    """HTML for `text` (raw HTML in the input is escaped, not interpreted)."""
+    out = _parser().render(text)
+    return out.replace("<table>", '<table class="md" cellspacing="0" cellpadding="6" border="1">')
+
+
+def document_css(theme: Theme = DEFAULT_THEME) -> str:
+    """The default style sheet of every transcript QTextDocument."""
+    return f"""
+        body {{ color: {theme.text}; }}
+        p {{ margin-top: 0px; margin-bottom: 9px; line-height: 140%; }}
+        li {{ margin-bottom: 3px; line-height: 140%; }}
+        ul, ol {{ margin-top: 0px; margin-bottom: 9px; }}
+        h1 {{ font-size: x-large; margin-top: 6px; margin-bottom: 8px; }}
+        h2 {{ font-size: large; margin-top: 6px; margin-bottom: 6px; }}
+        h3, h4, h5, h6 {{ font-size: medium; margin-top: 4px; margin-bottom: 4px; }}
+        a {{ color: {theme.accent}; text-decoration: none; }}
+        code {{ font-family: monospace; background-color: {theme.code_background}; color: #9a3412; }}
+        pre {{ font-family: monospace; white-space: pre-wrap; margin: 0px; color: {theme.text}; }}
+        table.code {{ margin-top: 2px; margin-bottom: 12px; border-style: none; }}
+        td.codecell {{ padding: 10px; background-color: {theme.code_background}; }}
+        td.codelang {{ padding: 6px 10px 0px 10px; color: {theme.muted}; font-size: small; }}
+        table.md {{ margin-bottom: 10px; border-color: {theme.border}; border-style: solid; }}
+        th {{ background-color: {theme.code_background}; font-weight: 600; }}
+        blockquote {{ color: {theme.muted}; margin-left: 12px; }}
+    """
+
+
+class MarkdownSplitter:
+    """Tracks, as a text grows, the last offset after which new chunks can be rendered on their own.
+
+    `feed(text)` only scans the lines added since the previous call, so its cost per delta does
+    not grow with the length of the text."""
+
+    def __init__(self) -> None:
+        self._scanned = 0
+        self._fence: str | None = None
+        self.boundary = 0
+
+    def feed(self, text: str) -> int:
+        while (newline := text.find("\n", self._scanned)) >= 0:
+            line = text[self._scanned : newline]
+            self._scanned = newline + 1
+            stripped = line.strip()
+            if self._fence is not None:
+                if stripped.startswith(self._fence) and not stripped.strip(self._fence[0]):
+                    self._fence = None
+                    self.boundary = self._scanned
+            elif match := _FENCE.match(line):
+                self._fence = match.group(1)
+            elif not stripped:
+                self.boundary = self._scanned
+        return self.boundary

@@ -1,0 +1,89 @@
+"""What the part painters share: a `Part` (one block or notice of a row), the paint environment
+(theme, document cache, live documents, clock) and the `PartPainter` contract (measure/paint/toggle)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QPainter, QTextDocument
+
+from desktop_copilot.core.models import Message
+from desktop_copilot.qt.documents import DocumentCache, LiveMarkdown, LivePlainText
+from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
+
+
+@dataclass(slots=True)
+class Part:
+    """One vertical piece of a row: a block of the message (`index` >= 0) or a message-level notice."""
+
+    kind: str
+    message: Message
+    index: int = -1
+    expanded: bool = False
+    top: int = 0
+    height: int = 0
+    documents: list[QTextDocument] = field(default_factory=list)
+    """Documents measured for this part, kept so painting does not look them up again."""
+
+    @property
+    def block(self):
+        return self.message.blocks[self.index]
+
+    @property
+    def live(self) -> bool:
+        """The message is still streaming and this is its last block."""
+        return not self.message.status.finished and self.index == len(self.message.blocks) - 1
+
+
+class LiveDocuments:
+    """Documents of blocks that are still streaming, keyed by (message id, block index)."""
+
+    def __init__(self) -> None:
+        self._live: dict[tuple[str, int], LiveMarkdown | LivePlainText] = {}
+
+    def get(self, message_id: str, index: int, build: Callable[[], LiveMarkdown | LivePlainText]):
+        key = (message_id, index)
+        if key not in self._live:
+            self._live[key] = build()
+        return self._live[key]
+
+    def release(self, message_id: str) -> None:
+        for key in [k for k in self._live if k[0] == message_id]:
+            del self._live[key]
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+
+@dataclass
+class PaintEnv:
+    theme: Theme = DEFAULT_THEME
+    documents: DocumentCache = field(default_factory=DocumentCache)
+    live: LiveDocuments = field(default_factory=LiveDocuments)
+    clock: Callable[[], float] = time.time
+    """Wall-clock seconds, as the models' timestamps are (tests pass a fake)."""
+
+    def cached(self, key: Hashable, build: Callable[[], QTextDocument]) -> QTextDocument:
+        return self.documents.get(key, build)
+
+    def column(self, row: QRect) -> QRect:
+        """The reading column inside a row: centred, at most `max_column_width` wide."""
+        width = max(120, min(self.theme.max_column_width, row.width() - 2 * self.theme.margin))
+        left = row.left() + max(self.theme.margin, (row.width() - width) // 2)
+        return QRect(left, row.top(), width, row.height())
+
+
+class PartPainter:
+    """Measures and paints one kind of part; `toggle_rect` is the area a click expands or collapses."""
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        raise NotImplementedError
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        raise NotImplementedError
+
+    def toggle_rect(self, part: Part, rect: QRect, env: PaintEnv) -> QRect | None:
+        return None

@@ -1,0 +1,357 @@
+"""The real AnthropicProvider against a loopback server: corpus replays checked against the SDK, and faults."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import anthropic
+import pytest
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.models import Message, MessageStatus, RawBlock, Usage
+from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
+from desktop_copilot.core.providers.anthropic_wire import build_messages
+from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
+from desktop_copilot.core.secrets import Secret
+from tests.support.loopback import (
+    CORPUS_DIR,
+    LoopbackServer,
+    ScriptedResponse,
+    anthropic_error,
+    anthropic_sse,
+    anthropic_text_reply,
+    anthropic_tool_reply,
+    corpus_chunks,
+    sse_response,
+)
+
+KEY = "sk-ant-test-5f1e0c3b9a7d4e2f8c6b"
+MESSAGES = "/v1/messages"
+CORPUS_FILES = sorted(p.name for p in CORPUS_DIR.glob("anthropic_*"))
+OUR_BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use"}
+
+
+def make_provider(server: LoopbackServer, max_retries: int = 0) -> AnthropicProvider:
+    return AnthropicProvider(Secret(KEY), server.url, max_retries=max_retries, timeout=10.0)
+
+
+def make_request(**kw: Any) -> ProviderRequest:
+    return ProviderRequest(model="claude-test", messages=[Message.user("hi")], **kw)
+
+
+async def collect(provider: AnthropicProvider, request: ProviderRequest | None = None) -> list[ev.Event]:
+    return [e async for e in provider.stream(request or make_request())]
+
+
+def fold(events: list[ev.Event]) -> Message:
+    message = Message.assistant()
+    for event in events:
+        accumulate(message, event)
+    return message
+
+
+# --- the oracle: our own reading of the SSE bytes, and the SDK's accumulator -------------
+
+
+def parse_sse(body: bytes) -> list[tuple[str | None, dict]]:
+    """(event name, JSON data) per dispatched event; like the SSE spec (and the SDK), an event
+    not terminated by a blank line before EOF is discarded."""
+    out, name, data = [], None, []
+    for line in re.split(r"\r\n|\r|\n", body.decode())[:-1]:
+        if line == "":
+            if data:
+                out.append((name, json.loads("\n".join(data))))
+            name, data = None, []
+        elif line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    return out
+
+
+def expected_kinds(sse: list[tuple[str | None, dict]]) -> list[str]:
+    """The unified event kinds the provider must yield for these raw events."""
+    kinds: list[str] = []
+    blocks: dict[int, str] = {}
+    stopped = False
+    for name, data in sse:
+        if name in (None, "ping"):
+            continue
+        match data["type"]:
+            case "message_start":
+                kinds += ["start", "usage"]
+            case "content_block_start":
+                block = data["content_block"]
+                blocks[data["index"]] = block["type"]
+                kinds += {"text": ["text_start"], "thinking": ["thinking_start"], "redacted_thinking": ["thinking_start"],
+                          "tool_use": ["toolcall_start"]}.get(block["type"], [])
+                if block.get("text") or block.get("thinking"):
+                    kinds.append(f"{block['type']}_delta")
+            case "content_block_delta":
+                delta, kind = data["delta"], blocks[data["index"]]
+                if delta["type"] == "text_delta" or (delta["type"] == "thinking_delta" and delta["thinking"]):
+                    kinds.append(delta["type"])
+                elif delta["type"] == "input_json_delta" and kind == "tool_use" and delta["partial_json"]:
+                    kinds.append("toolcall_delta")
+            case "content_block_stop":
+                kind = blocks[data["index"]]
+                kinds.append({"text": "text_end", "thinking": "thinking_end", "redacted_thinking": "thinking_end",
+                              "tool_use": "toolcall_end"}.get(kind, "raw_block"))
+            case "message_delta":
+                kinds.append("usage")
+            case "message_stop":
+                stopped = True
+                kinds.append("done")
+    return kinds if stopped else [*kinds, "error"]
+
+
+async def sdk_final_message(url: str) -> Any:
+    """What the SDK's own stream helper accumulates from the next scripted reply. The beta
+    helper is used because the corpus has beta-only blocks (`mcp_tool_use`) whose streamed
+    input the non-beta accumulator does not track."""
+    async with anthropic.AsyncAnthropic(api_key=KEY, base_url=url, max_retries=0) as client:
+        async with client.beta.messages.stream(
+            model="claude-test", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+        ) as stream:
+            return await stream.get_final_message()
+
+
+def sdk_wire_content(final: Any, events: list[ev.Event]) -> list[dict]:
+    """The SDK's content as we are documented to replay it: text without `citations`, tool_use
+    without `caller` and with `{}` for an input that never became valid JSON, empty text
+    dropped (the API rejects it); every other block verbatim."""
+    valid_inputs = {e.index for e in events if isinstance(e, ev.ToolCallEnd) and e.invalid_json is None}
+    content = []
+    for index, block in enumerate(final.content):
+        data = block.to_dict()
+        if data["type"] == "text":
+            data.pop("citations", None)
+            if not data["text"]:
+                continue
+        elif data["type"] == "tool_use":
+            data = {"type": "tool_use", "id": data["id"], "name": data["name"],
+                    "input": data["input"] if index in valid_inputs else {}}
+        content.append(data)
+    return content
+
+
+def test_corpus_is_present():
+    assert len(CORPUS_FILES) >= 20, f"Anthropic corpus not found in {CORPUS_DIR}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", CORPUS_FILES)
+async def test_corpus_replay_matches_sdk(loopback, name):
+    chunks = corpus_chunks(name)
+    loopback.enqueue(MESSAGES, sse_response(chunks), sse_response(chunks))
+    sse = parse_sse(b"".join(chunks))
+
+    events = await collect(make_provider(loopback))
+    final = await sdk_final_message(loopback.url)
+
+    assert [e.kind for e in events] == expected_kinds(sse)
+    message = fold(events)
+    assert build_messages([message])[0]["content"] == sdk_wire_content(final, events)
+    for index, block in enumerate(final.content):
+        if block.type not in OUR_BLOCK_TYPES:
+            assert message.blocks[index] == RawBlock(data=block.to_dict())
+
+    start = events[0]
+    assert isinstance(start, ev.Start) and (start.model, start.provider_message_id) == (final.model, final.id)
+    usage = final.usage
+    assert message.usage == Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_input_tokens or 0,
+        cache_write_tokens=usage.cache_creation_input_tokens or 0,
+    )
+    if isinstance(events[-1], ev.Done):
+        assert events[-1].reason == final.stop_reason == message.stop_reason
+        assert message.status is MessageStatus.COMPLETED
+    else:  # the recording lacks a terminated message_stop: the reply counts as interrupted
+        assert events[-1] == ev.Error(reason="interrupted", message=events[-1].message)
+        assert message.status is MessageStatus.INTERRUPTED
+
+
+@pytest.mark.asyncio
+async def test_corpus_split_into_small_reads_gives_same_events(loopback):
+    name = "anthropic_thinking_tool_use_01.sse"
+    loopback.enqueue(MESSAGES, sse_response(corpus_chunks(name)), sse_response(corpus_chunks(name, split_every=7)))
+    whole = await collect(make_provider(loopback))
+    split = await collect(make_provider(loopback))
+    assert split == whole
+    assert fold(split).tool_calls[0].arguments == {"location": "Florence, Italy"}
+
+
+@pytest.mark.asyncio
+async def test_truncated_recording_with_missing_block_stop_still_closes_tool_call(loopback):
+    """anthropic_max_tokens_tool_use_01.sse was trimmed by hand: no content_block_stop for the
+    tool_use and no newline after message_stop. Restoring the newline, message_stop must still
+    close the open block, with the truncated input reported as invalid JSON."""
+    chunks = corpus_chunks("anthropic_max_tokens_tool_use_01.sse")
+    loopback.enqueue(MESSAGES, sse_response([*chunks, b"\n\n"]))
+    events = await collect(make_provider(loopback))
+    end = [e for e in events if isinstance(e, ev.ToolCallEnd)]
+    assert [e.kind for e in events[-2:]] == ["toolcall_end", "done"]
+    assert events[-1].reason == "max_tokens"
+    assert end[0].arguments == {} and end[0].invalid_json.startswith('{"filename": "taxes.txt", "lines_of_text": [')
+    assert end[0].invalid_json == fold(events).tool_calls[0].partial_arguments
+
+
+# --- faults --------------------------------------------------------------------------------
+
+PARTIAL = anthropic_text_reply("Hello there, world", pieces=3)[:4]  # message_start, block start, 2 of 3 deltas
+OVERLOADED = {
+    "type": "error",
+    "error": {"details": None, "type": "overloaded_error", "message": "Overloaded"},
+    "request_id": "req_011CLoopback",
+}
+
+
+@pytest.mark.asyncio
+async def test_sse_error_event_mid_stream_keeps_partial_text(loopback):
+    """Built stream: no real recording of an Anthropic mid-stream error exists (SOURCES.md)."""
+    loopback.enqueue(MESSAGES, sse_response([*PARTIAL, OVERLOADED]))
+    events = await collect(make_provider(loopback, max_retries=2))
+    error = events[-1]
+    assert isinstance(error, ev.Error) and error.reason == "error"
+    assert "mid-reply" in error.message and "Overloaded" in error.message and "partial reply was kept" in error.message
+    message = fold(events)
+    assert message.text == "Hello there,"
+    assert message.status is MessageStatus.FAILED
+    assert len(loopback.requests_to(MESSAGES)) == 1  # errors inside a stream are not retried
+
+
+@pytest.mark.asyncio
+async def test_connection_dropped_mid_stream_is_interrupted(loopback):
+    loopback.enqueue(MESSAGES, sse_response(PARTIAL, drop=True))
+    events = await collect(make_provider(loopback))
+    assert events[-1].kind == "error" and events[-1].reason == "interrupted"
+    assert sum(isinstance(e, ev.Error) for e in events) == 1
+    message = fold(events)
+    assert message.text == "Hello there," and message.status is MessageStatus.INTERRUPTED
+
+
+@pytest.mark.asyncio
+async def test_clean_end_without_message_stop_is_interrupted(loopback):
+    loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("complete text")[:-1]))
+    events = await collect(make_provider(loopback))
+    assert [e.kind for e in events[-2:]] == ["usage", "error"]
+    assert events[-1].reason == "interrupted" and "partial reply was kept" in events[-1].message
+    assert fold(events).text == "complete text"
+
+
+@pytest.mark.asyncio
+async def test_overloaded_529_is_retried_after_retry_after(loopback):
+    loopback.enqueue(
+        MESSAGES,
+        anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "1"}),
+        sse_response(anthropic_text_reply("after the wait")),
+    )
+    began = time.monotonic()
+    events = await collect(make_provider(loopback, max_retries=1))
+    elapsed = time.monotonic() - began
+    assert events[-1] == ev.Done(reason="end_turn")
+    assert fold(events).text == "after the wait"
+    assert len(loopback.requests_to(MESSAGES)) == 2
+    assert 0.9 <= elapsed < 5
+
+
+@pytest.mark.asyncio
+async def test_401_names_the_key_and_is_not_retried(loopback):
+    loopback.enqueue(MESSAGES, anthropic_error(401, "authentication_error", "invalid x-api-key"))
+    events = await collect(make_provider(loopback, max_retries=2))
+    assert len(events) == 1 and isinstance(events[0], ev.Error)
+    assert events[0].reason == "error" and events[0].status_code == 401
+    assert "key" in events[0].message and "invalid x-api-key" in events[0].message
+    assert len(loopback.requests_to(MESSAGES)) == 1
+
+
+@pytest.mark.asyncio
+async def test_400_reports_the_api_message(loopback):
+    detail = "messages: text content blocks must be non-empty"
+    loopback.enqueue(MESSAGES, anthropic_error(400, "invalid_request_error", detail))
+    events = await collect(make_provider(loopback, max_retries=2))
+    assert [e.kind for e in events] == ["error"]
+    assert events[0].status_code == 400 and detail in events[0].message and "refused" in events[0].message
+    assert len(loopback.requests_to(MESSAGES)) == 1
+
+
+@pytest.mark.asyncio
+async def test_unreachable_server_is_an_error_not_an_exception():
+    with LoopbackServer() as server:
+        url = server.url
+    provider = AnthropicProvider(Secret(KEY), url, max_retries=0, timeout=5.0)
+    events = [e async for e in provider.stream(make_request())]
+    assert [e.kind for e in events] == ["error"]
+    assert events[0].reason == "error" and url in events[0].message
+
+
+@pytest.mark.asyncio
+async def test_max_tokens_stop_reason(loopback):
+    """Built stream: no real recording of max_tokens on plain text exists (SOURCES.md)."""
+    loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("cut off mid", stop_reason="max_tokens")))
+    events = await collect(make_provider(loopback))
+    assert events[-1] == ev.Done(reason="max_tokens")
+    message = fold(events)
+    assert message.stop_reason == "max_tokens" and message.status is MessageStatus.COMPLETED
+
+
+@pytest.mark.asyncio
+async def test_invalid_tool_json_is_reported(loopback):
+    reply = anthropic_tool_reply([("toolu_1", "search", {})])
+    reply[3:3] = [{"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"q": tru'}}]
+    loopback.enqueue(MESSAGES, sse_response(reply))
+    events = await collect(make_provider(loopback))
+    end = next(e for e in events if isinstance(e, ev.ToolCallEnd))
+    assert end.invalid_json == '{"q": tru' and end.arguments == {}
+    assert events[-1] == ev.Done(reason="tool_use")
+
+
+@pytest.mark.asyncio
+async def test_request_carries_key_thinking_and_no_empty_tools(loopback):
+    loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("ok")), sse_response(anthropic_text_reply("ok")))
+    provider = make_provider(loopback)
+    await collect(provider, make_request(system="Be brief.", thinking_budget=2048))
+    tool = ToolSpec("web_search", "Search the web.", {"type": "object", "properties": {"q": {"type": "string"}}})
+    await collect(provider, make_request(tools=[tool]))
+
+    first, second = loopback.requests_to(MESSAGES)
+    assert first.method == "POST"
+    assert first.headers["Authorization"] == f"Bearer {KEY}"  # SDK 2.x: Bearer, not x-api-key
+    assert "x-api-key" not in first.headers
+    body = first.json()
+    assert body["stream"] is True and body["model"] == "claude-test" and body["system"] == "Be brief."
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["max_tokens"] > 2048
+    assert "tools" not in body
+    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    assert second.json()["tools"] == [{"name": "web_search", "description": "Search the web.", "input_schema": tool.input_schema}]
+    assert "thinking" not in second.json()
+
+
+@pytest.mark.asyncio
+async def test_key_never_shown_in_repr_or_errors(loopback):
+    def echo_auth(request) -> ScriptedResponse:  # a proxy that echoes what it was sent
+        return anthropic_error(401, "authentication_error", f"bad credentials: {request.headers['authorization']}")
+
+    loopback.set_handler(MESSAGES, echo_auth)
+    provider = make_provider(loopback)
+    assert KEY not in repr(provider) and KEY[-4:] in repr(provider)
+    events = await collect(provider)
+    loopback.enqueue(MESSAGES, sse_response([*PARTIAL, {**OVERLOADED, "error": {"type": "api_error", "message": KEY}}]))
+    events += await collect(provider)
+    errors = [e for e in events if isinstance(e, ev.Error)]
+    assert len(errors) == 2 and errors[0].status_code == 401
+    assert all(KEY not in e.message for e in errors)
+    assert "bad credentials" in errors[0].message
+
+
+def test_sse_helper_encodes_event_names():
+    chunks = anthropic_sse([{"type": "ping"}])
+    assert chunks == [b'event: ping\ndata: {"type": "ping"}\n\n']
+    assert parse_sse(b"".join(chunks)) == [("ping", {"type": "ping"})]
