@@ -1,4 +1,4 @@
-"""Run-time configuration without secrets: model, endpoints and limits, from the environment for now."""
+"""Run-time configuration without secrets: model, endpoints and limits (defaults, settings, environment)."""
 
 from __future__ import annotations
 
@@ -22,12 +22,18 @@ class AppConfig:
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> AppConfig:
-        env = os.environ if environ is None else environ
-        return cls(
-            model=env.get("DESKTOP_COPILOT_MODEL", "").strip() or DEFAULT_MODEL,
-            anthropic_base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
-            tavily_base_url=env.get("TAVILY_BASE_URL", "").strip() or None,
-        )
+        return cls().with_(**environment_overrides(environ))
 
     def with_(self, **changes) -> AppConfig:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def environment_overrides(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Only the values the environment sets (DESKTOP_COPILOT_MODEL, ANTHROPIC_BASE_URL, TAVILY_BASE_URL)."""
+    env = os.environ if environ is None else environ
+    values = {
+        "model": env.get("DESKTOP_COPILOT_MODEL", "").strip(),
+        "anthropic_base_url": env.get("ANTHROPIC_BASE_URL", "").strip(),
+        "tavily_base_url": env.get("TAVILY_BASE_URL", "").strip(),
+    }
+    return {key: value for key, value in values.items() if value}

@@ -13,7 +13,9 @@ from desktop_copilot.core.tools.builtin import builtin_registry
 if TYPE_CHECKING:
     import httpx
 
+    from desktop_copilot.core.keyring_store import KeyringKeys
     from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
+    from desktop_copilot.core.settings import Settings, SettingsFile
 
 
 class MissingKeyError(Exception):
@@ -43,6 +45,10 @@ class Runtime:
         self.switched_off_tools: set[str] = set()
         self.warnings: list[str] = []
         """Problems to tell the user about (e.g. no usable keyring), without secrets."""
+        self.settings: Settings | None = None
+        self.settings_file: SettingsFile | None = None
+        self.key_store: KeyringKeys | None = None
+        """Set by bootstrap.build_runtime: what the settings dialog edits and where keys are stored."""
         self._http: httpx.AsyncClient | None = None
         self._provider: AnthropicProvider | None = None
         self._provider_for: tuple | None = None

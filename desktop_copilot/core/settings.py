@@ -1,0 +1,186 @@
+"""User settings without secrets, kept in settings.json: loaded forgivingly and saved atomically."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
+
+from desktop_copilot.core.config import DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
+
+log = logging.getLogger(__name__)
+
+
+class ModelsCache(BaseModel):
+    """The model ids the API listed, and when."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model_ids: list[str] = Field(default_factory=list)
+    fetched_at: datetime
+
+
+class Settings(BaseModel):
+    """What the settings dialog edits. API keys never live here (they go to the keyring)."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    version: int = 1
+    anthropic_base_url: str | None = None
+    default_model: str | None = None
+    """None means the app's default model."""
+    thinking_enabled: bool = False
+    thinking_budget: int = Field(default=DEFAULT_THINKING_BUDGET, ge=1024)
+    max_tool_rounds: int = Field(default=DEFAULT_MAX_TOOL_ROUNDS, ge=0)
+    disabled_tools: set[str] = Field(default_factory=set)
+    window_geometry: str | None = None
+    """Qt's saveGeometry() as base64."""
+    models_cache: ModelsCache | None = None
+
+    @field_validator("anthropic_base_url", "default_model", "window_geometry", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip()
+            return value or None
+        return value
+
+    @field_validator("anthropic_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+    @field_serializer("disabled_tools")
+    def _sorted(self, value: set[str]) -> list[str]:
+        return sorted(value)
+
+    def config_overrides(self) -> dict[str, Any]:
+        """The AppConfig fields these settings set (None values are left to the defaults)."""
+        return {
+            "model": self.default_model,
+            "anthropic_base_url": self.anthropic_base_url,
+            "thinking_budget": self.thinking_budget if self.thinking_enabled else None,
+            "max_tool_rounds": self.max_tool_rounds,
+        }
+
+
+class SettingsError(Exception):
+    """Settings could not be saved; the message says why."""
+
+
+class SettingsFile:
+    """settings.json: `load()` never fails (a damaged file is moved aside and reported), `save()` is atomic."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.problem: str | None = None
+        """Set by load() when the file could not be used; show it to the user."""
+        self.moved_to: Path | None = None
+        self._unsafe_to_overwrite = False
+
+    def load(self) -> Settings:
+        self.problem, self.moved_to, self._unsafe_to_overwrite = None, None, False
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return Settings()
+        except OSError as exc:
+            return self._unusable(f"it cannot be read ({exc.strerror or exc})")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            return self._unusable("it is not UTF-8 text")
+        except json.JSONDecodeError as exc:
+            return self._unusable(f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
+        if not isinstance(data, dict):
+            return self._unusable("it does not hold a JSON object")
+        try:
+            return Settings.model_validate(data)
+        except ValidationError as exc:
+            return self._unusable(f"it has invalid values ({_describe(exc)})")
+
+    def save(self, settings: Settings) -> None:
+        """Writes a temporary file next to settings.json, syncs it and renames it over the old one."""
+        if self._unsafe_to_overwrite:
+            raise SettingsError(f"{self.path} could not be read or moved aside, so it is not overwritten. {self.problem}")
+        text = settings.model_dump_json(indent=2) + "\n"
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+            raise
+        _fsync_dir(folder)
+
+    def _unusable(self, reason: str) -> Settings:
+        aside = self._aside_path()
+        try:
+            os.replace(self.path, aside)
+        except OSError as exc:
+            self._unsafe_to_overwrite = True
+            self.problem = (
+                f"The settings file {self.path} was not used because {reason}, and it could not be moved aside "
+                f"({exc.strerror or exc}). Default settings are used; fix or remove the file to save settings."
+            )
+        else:
+            self.moved_to = aside
+            self.problem = (
+                f"The settings file {self.path} was not used because {reason}. It was kept as {aside}; "
+                "default settings are used."
+            )
+        log.warning("%s", self.problem)
+        return Settings()
+
+    def _aside_path(self) -> Path:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        candidate = self.path.with_name(f"{self.path.name}.broken-{stamp}")
+        counter = 1
+        while candidate.exists():
+            candidate = self.path.with_name(f"{self.path.name}.broken-{stamp}-{counter}")
+            counter += 1
+        return candidate
+
+
+def models_cache_now(model_ids: list[str]) -> ModelsCache:
+    """A cache entry for model ids fetched just now (UTC)."""
+    return ModelsCache(model_ids=list(model_ids), fetched_at=datetime.now(timezone.utc))
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        where = ".".join(str(p) for p in item["loc"]) or "(file)"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
