@@ -2,17 +2,62 @@
 
 from __future__ import annotations
 
-from desktop_copilot.core.config import AppConfig
+from typing import Any
+
+from desktop_copilot.core.config import AppConfig, environment_overrides
+from desktop_copilot.core.keyring_store import KeyringKeys, standard_lookup
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys
+from desktop_copilot.core.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.store import Store
 
 
-def build_runtime(**overrides) -> Runtime:
-    """Paths and configuration from the environment, with command-line overrides applied."""
+def build_runtime(*, check_keyring: bool = True, **overrides: Any) -> Runtime:
+    """Configuration from defaults <- settings.json <- environment <- `overrides`; keys from session, keyring, env.
+
+    With check_keyring=False the keyring is not touched until a key is needed (the window shows itself
+    first, then calls `keyring_warning`).
+    """
     paths = AppPaths.resolve().ensure()
-    config = AppConfig.from_environment().with_(**overrides)
-    return Runtime(paths, config)
+    settings_file = SettingsFile(paths.settings_file)
+    settings = settings_file.load()
+    key_store = KeyringKeys()
+    runtime = Runtime(paths, effective_config(settings, **overrides), standard_lookup(key_store))
+    runtime.settings, runtime.settings_file, runtime.key_store = settings, settings_file, key_store
+    runtime.switched_off_tools = set(settings.disabled_tools)
+    if settings_file.problem:
+        runtime.warnings.append(settings_file.problem)
+    if check_keyring and (problem := keyring_warning(key_store)):
+        runtime.warnings.append(problem)
+    return runtime
+
+
+def effective_config(settings: Settings, environ: dict[str, str] | None = None, **overrides: Any) -> AppConfig:
+    """Defaults, then the settings file, then the environment, then command-line overrides (None is ignored)."""
+    return AppConfig().with_(**settings.config_overrides()).with_(**environment_overrides(environ)).with_(**overrides)
+
+
+def apply_settings(runtime: Runtime, settings: Settings, **overrides: Any) -> None:
+    """Saves edited settings and makes them effective in `runtime` (the environment and overrides still win)."""
+    if runtime.settings_file is None:
+        runtime.settings_file = SettingsFile(runtime.paths.settings_file)
+    runtime.settings_file.save(settings)
+    runtime.settings = settings
+    runtime.config = effective_config(settings, **overrides)
+    runtime.switched_off_tools = set(settings.disabled_tools)
+
+
+def keyring_warning(key_store: KeyringKeys, environ: dict[str, str] | None = None) -> str | None:
+    """Words for the user when no keyring is usable; None when one is, or the environment has the Anthropic key."""
+    status = key_store.status()
+    if status.usable or EnvironmentKeys(environ).get("anthropic") is not None:
+        return None
+    env_vars = " / ".join(spec.env_var for spec in KNOWN_KEYS.values())
+    return (
+        f"No usable keyring: {status.problem}. Keys set now are kept for this session only; "
+        f"set {env_vars} in the environment instead."
+    )
 
 
 def open_store(paths: AppPaths) -> Store:

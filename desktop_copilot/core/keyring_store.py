@@ -28,9 +28,7 @@ _BACKEND_NAMES = {
     "keyring.backends.macOS.Keyring": "macOS Keychain",
     _WINDOWS_BACKEND: "Windows Credential Manager",
 }
-NO_KEYRING = (
-    "no system keyring was found (on Linux, install and unlock a Secret Service such as GNOME Keyring or KWallet)"
-)
+NO_KEYRING = "no system keyring was found; on Linux, install and unlock a Secret Service such as GNOME Keyring or KWallet"
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +160,7 @@ class KeyringKeys:
         if not status.usable or backend is None:
             self.session.set(name, secret)
             return SavedKey(
-                name, "session", f"No usable keyring ({status.problem}); the {label} is kept for this session only."
+                name, "session", f"No usable keyring: {status.problem}. The {label} is kept for this session only."
             )
         if _class_path(backend) == _WINDOWS_BACKEND:  # stored as UTF-16: two bytes a character
             clean_key_value(secret, encoding="utf-16-le")

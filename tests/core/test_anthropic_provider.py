@@ -9,6 +9,7 @@ from typing import Any
 
 import anthropic
 import pytest
+import pytest_asyncio
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
@@ -35,8 +36,19 @@ CORPUS_FILES = sorted(p.name for p in CORPUS_DIR.glob("anthropic_*"))
 OUR_BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use"}
 
 
-def make_provider(server: LoopbackServer, max_retries: int = 0) -> AnthropicProvider:
-    return AnthropicProvider(Secret(KEY), server.url, max_retries=max_retries, timeout=10.0)
+@pytest_asyncio.fixture
+async def make_provider():
+    """Builds providers aimed at a server (no retries unless asked) and closes them afterwards."""
+    made: list[AnthropicProvider] = []
+
+    def build(server: LoopbackServer | str, max_retries: int = 0) -> AnthropicProvider:
+        url = server if isinstance(server, str) else server.url
+        made.append(AnthropicProvider(Secret(KEY), url, max_retries=max_retries, timeout=10.0))
+        return made[-1]
+
+    yield build
+    for provider in made:
+        await provider.aclose()
 
 
 def make_request(**kw: Any) -> ProviderRequest:
@@ -145,7 +157,7 @@ def test_corpus_is_present():
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("name", CORPUS_FILES)
-async def test_corpus_replay_matches_sdk(loopback, name):
+async def test_corpus_replay_matches_sdk(loopback, name, make_provider):
     chunks = corpus_chunks(name)
     loopback.enqueue(MESSAGES, sse_response(chunks), sse_response(chunks))
     sse = parse_sse(b"".join(chunks))
@@ -178,7 +190,7 @@ async def test_corpus_replay_matches_sdk(loopback, name):
 
 
 @pytest.mark.asyncio
-async def test_corpus_split_into_small_reads_gives_same_events(loopback):
+async def test_corpus_split_into_small_reads_gives_same_events(loopback, make_provider):
     name = "anthropic_thinking_tool_use_01.sse"
     loopback.enqueue(MESSAGES, sse_response(corpus_chunks(name)), sse_response(corpus_chunks(name, split_every=7)))
     whole = await collect(make_provider(loopback))
@@ -188,7 +200,7 @@ async def test_corpus_split_into_small_reads_gives_same_events(loopback):
 
 
 @pytest.mark.asyncio
-async def test_truncated_recording_with_missing_block_stop_still_closes_tool_call(loopback):
+async def test_truncated_recording_with_missing_block_stop_still_closes_tool_call(loopback, make_provider):
     """anthropic_max_tokens_tool_use_01.sse was trimmed by hand: no content_block_stop for the
     tool_use and no newline after message_stop. Restoring the newline, message_stop must still
     close the open block, with the truncated input reported as invalid JSON."""
@@ -213,7 +225,7 @@ OVERLOADED = {
 
 
 @pytest.mark.asyncio
-async def test_sse_error_event_mid_stream_keeps_partial_text(loopback):
+async def test_sse_error_event_mid_stream_keeps_partial_text(loopback, make_provider):
     """Built stream: no real recording of an Anthropic mid-stream error exists (SOURCES.md)."""
     loopback.enqueue(MESSAGES, sse_response([*PARTIAL, OVERLOADED]))
     events = await collect(make_provider(loopback, max_retries=2))
@@ -227,7 +239,7 @@ async def test_sse_error_event_mid_stream_keeps_partial_text(loopback):
 
 
 @pytest.mark.asyncio
-async def test_connection_dropped_mid_stream_is_interrupted(loopback):
+async def test_connection_dropped_mid_stream_is_interrupted(loopback, make_provider):
     loopback.enqueue(MESSAGES, sse_response(PARTIAL, drop=True))
     events = await collect(make_provider(loopback))
     assert events[-1].kind == "error" and events[-1].reason == "interrupted"
@@ -237,7 +249,7 @@ async def test_connection_dropped_mid_stream_is_interrupted(loopback):
 
 
 @pytest.mark.asyncio
-async def test_clean_end_without_message_stop_is_interrupted(loopback):
+async def test_clean_end_without_message_stop_is_interrupted(loopback, make_provider):
     loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("complete text")[:-1]))
     events = await collect(make_provider(loopback))
     assert [e.kind for e in events[-2:]] == ["usage", "error"]
@@ -246,7 +258,7 @@ async def test_clean_end_without_message_stop_is_interrupted(loopback):
 
 
 @pytest.mark.asyncio
-async def test_overloaded_529_is_retried_after_retry_after(loopback):
+async def test_overloaded_529_is_retried_after_retry_after(loopback, make_provider):
     loopback.enqueue(
         MESSAGES,
         anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "1"}),
@@ -262,7 +274,7 @@ async def test_overloaded_529_is_retried_after_retry_after(loopback):
 
 
 @pytest.mark.asyncio
-async def test_401_names_the_key_and_is_not_retried(loopback):
+async def test_401_names_the_key_and_is_not_retried(loopback, make_provider):
     loopback.enqueue(MESSAGES, anthropic_error(401, "authentication_error", "invalid x-api-key"))
     events = await collect(make_provider(loopback, max_retries=2))
     assert len(events) == 1 and isinstance(events[0], ev.Error)
@@ -272,7 +284,7 @@ async def test_401_names_the_key_and_is_not_retried(loopback):
 
 
 @pytest.mark.asyncio
-async def test_400_reports_the_api_message(loopback):
+async def test_400_reports_the_api_message(loopback, make_provider):
     detail = "messages: text content blocks must be non-empty"
     loopback.enqueue(MESSAGES, anthropic_error(400, "invalid_request_error", detail))
     events = await collect(make_provider(loopback, max_retries=2))
@@ -282,17 +294,16 @@ async def test_400_reports_the_api_message(loopback):
 
 
 @pytest.mark.asyncio
-async def test_unreachable_server_is_an_error_not_an_exception():
+async def test_unreachable_server_is_an_error_not_an_exception(make_provider):
     with LoopbackServer() as server:
         url = server.url
-    provider = AnthropicProvider(Secret(KEY), url, max_retries=0, timeout=5.0)
-    events = [e async for e in provider.stream(make_request())]
+    events = await collect(make_provider(url))
     assert [e.kind for e in events] == ["error"]
     assert events[0].reason == "error" and url in events[0].message
 
 
 @pytest.mark.asyncio
-async def test_max_tokens_stop_reason(loopback):
+async def test_max_tokens_stop_reason(loopback, make_provider):
     """Built stream: no real recording of max_tokens on plain text exists (SOURCES.md)."""
     loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("cut off mid", stop_reason="max_tokens")))
     events = await collect(make_provider(loopback))
@@ -302,7 +313,7 @@ async def test_max_tokens_stop_reason(loopback):
 
 
 @pytest.mark.asyncio
-async def test_invalid_tool_json_is_reported(loopback):
+async def test_invalid_tool_json_is_reported(loopback, make_provider):
     reply = anthropic_tool_reply([("toolu_1", "search", {})])
     reply[3:3] = [{"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"q": tru'}}]
     loopback.enqueue(MESSAGES, sse_response(reply))
@@ -313,7 +324,7 @@ async def test_invalid_tool_json_is_reported(loopback):
 
 
 @pytest.mark.asyncio
-async def test_request_carries_key_thinking_and_no_empty_tools(loopback):
+async def test_request_carries_key_thinking_and_no_empty_tools(loopback, make_provider):
     loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("ok")), sse_response(anthropic_text_reply("ok")))
     provider = make_provider(loopback)
     await collect(provider, make_request(system="Be brief.", thinking_budget=2048))
@@ -335,7 +346,7 @@ async def test_request_carries_key_thinking_and_no_empty_tools(loopback):
 
 
 @pytest.mark.asyncio
-async def test_key_never_shown_in_repr_or_errors(loopback):
+async def test_key_never_shown_in_repr_or_errors(loopback, make_provider):
     def echo_auth(request) -> ScriptedResponse:  # a proxy that echoes what it was sent
         return anthropic_error(401, "authentication_error", f"bad credentials: {request.headers['authorization']}")
 

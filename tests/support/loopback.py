@@ -175,7 +175,7 @@ class LoopbackServer:
         self._server = _Server(("127.0.0.1", 0), _RequestHandler)
         self._server.owner = self
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="loopback", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="loopback", daemon=True)
         self._thread.start()
         return self
 

@@ -19,6 +19,7 @@ from desktop_copilot.core.models import (
 from desktop_copilot.core.providers.base import ProviderRequest
 
 UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrupted or stopped)."
+EMPTY_TOOL_RESULT = "(the tool returned no output)"
 
 
 def _assistant_content(message: Message) -> list[dict[str, Any]]:
@@ -46,14 +47,11 @@ def tool_results(message: Message) -> list[dict[str, Any]]:
     results = []
     for call in message.tool_calls:
         finished = call.result is not None and call.status.finished
-        results.append(
-            {
-                "type": "tool_result",
-                "tool_use_id": call.id,
-                "content": call.result if finished and call.result else (call.result or UNFINISHED_TOOL_RESULT),
-                "is_error": call.is_error or not finished,
-            }
-        )
+        if finished:
+            content, is_error = call.result or EMPTY_TOOL_RESULT, call.is_error
+        else:
+            content, is_error = call.result or UNFINISHED_TOOL_RESULT, True
+        results.append({"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error})
     return results
 
 

@@ -4,40 +4,38 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
 from desktop_copilot.core.models import Block, Conversation, Message, MessageStatus, Usage, now
+from desktop_copilot.core.storage import schema
+from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
+from desktop_copilot.core.storage.search import MARK_END, MARK_START, fts_query, searchable_text, segment, unsegment
 
-SCHEMA_VERSION = 1
 _BLOCKS = TypeAdapter(list[Block])
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversations (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL DEFAULT '',
-    model TEXT,
-    system TEXT,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS messages (
-    id TEXT PRIMARY KEY,
-    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    status TEXT NOT NULL,
-    stop_reason TEXT,
-    error TEXT,
-    model TEXT,
-    usage TEXT NOT NULL DEFAULT '{}',
-    blocks TEXT NOT NULL DEFAULT '[]',
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, seq);
-"""
+
+class DamagedDatabaseError(RuntimeError):
+    """The database failed its integrity check; it was renamed aside (see `kept_at`)."""
+
+    def __init__(self, path: Path, kept_at: Path, detail: str) -> None:
+        super().__init__(
+            f"The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was started."
+        )
+        self.path, self.kept_at = path, kept_at
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    conversation_id: str
+    message_id: str
+    """Empty when the conversation's title matched."""
+    title: str
+    snippet: str
+    """Matching text with the match between MARK_START and MARK_END."""
 
 
 class Store:
@@ -46,24 +44,35 @@ class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._migrate()
+        self._db = self._connect()
+        self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
 
-    def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise RuntimeError(
-                f"{self.path} was written by a newer Desktop Copilot (schema {version}); update the app to open it."
-            )
-        if version < SCHEMA_VERSION:
-            with self._db:
-                self._db.executescript(_SCHEMA)
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000"):
+            db.execute(f"PRAGMA {pragma}")
+        return db
+
+    @classmethod
+    def open_checked(cls, path: Path | str) -> tuple[Store, DamagedDatabaseError | None]:
+        """Open after an integrity check. A damaged file is renamed aside (never deleted) and a
+        fresh database is started; the returned error says where the old one was kept."""
+        path = Path(path)
+        problem = _integrity_problem(path)
+        if problem is None:
+            return cls(path), None
+        kept_at = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        path.rename(kept_at)
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                side.rename(kept_at.with_name(kept_at.name + suffix))
+        return cls(path), DamagedDatabaseError(path, kept_at, problem)
+
+    def _after_migration(self, version: int) -> None:
+        if version == 2:
+            self._reindex_all()
 
     def close(self) -> None:
         self._db.close()
@@ -80,6 +89,7 @@ class Store:
             (conversation.id, conversation.title, conversation.model, conversation.system,
              conversation.created_at, conversation.updated_at),
         )
+        self._index(conversation.id, "", conversation.title)
 
     def list_conversations(self) -> list[Conversation]:
         rows = self._db.execute("SELECT * FROM conversations ORDER BY updated_at DESC").fetchall()
@@ -101,32 +111,82 @@ class Store:
         return conversation
 
     def delete_conversation(self, conversation_id: str) -> None:
-        self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
+        with self._transaction():
+            self._db.execute("DELETE FROM search_index WHERE conversation_id=?", (conversation_id,))
+            self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
 
     # --- messages ----------------------------------------------------------------------
 
     def save_message(self, conversation_id: str, seq: int, message: Message) -> None:
-        """Insert or replace one message (called repeatedly while it streams)."""
+        """Insert or replace one message (called repeatedly while it streams). A finished
+        message is also (re)indexed for search."""
         blocks = _BLOCKS.dump_json(message.blocks).decode()
-        self._db.execute(
-            """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model,
-                                     usage, blocks, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-               ON CONFLICT(id) DO UPDATE SET status=excluded.status, stop_reason=excluded.stop_reason,
-                   error=excluded.error, model=excluded.model, usage=excluded.usage,
-                   blocks=excluded.blocks, updated_at=excluded.updated_at""",
-            (message.id, conversation_id, seq, message.role.value, message.status.value, message.stop_reason,
-             message.error, message.model, message.usage.model_dump_json(), blocks, message.created_at, now()),
-        )
+        with self._transaction():
+            self._db.execute(
+                """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model,
+                                         usage, blocks, created_at, updated_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT(id) DO UPDATE SET seq=excluded.seq, status=excluded.status,
+                       stop_reason=excluded.stop_reason, error=excluded.error, model=excluded.model,
+                       usage=excluded.usage, blocks=excluded.blocks, updated_at=excluded.updated_at""",
+                (message.id, conversation_id, seq, message.role.value, message.status.value, message.stop_reason,
+                 message.error, message.model, message.usage.model_dump_json(), blocks, message.created_at, now()),
+            )
+            if message.status.finished:
+                self._index(conversation_id, message.id, searchable_text(message))
 
     def mark_unfinished_interrupted(self) -> int:
         """After a crash: replies still marked as streaming become interrupted. Returns how many."""
-        cursor = self._db.execute(
-            "UPDATE messages SET status=?, error=COALESCE(error, ?) WHERE status IN (?, ?)",
-            (MessageStatus.INTERRUPTED.value, "The app closed before this reply finished.",
-             MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
+        rows = self._db.execute(
+            "SELECT id, conversation_id FROM messages WHERE status IN (?, ?)",
+            (MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
+        ).fetchall()
+        with self._transaction():
+            self._db.execute(
+                "UPDATE messages SET status=?, error=COALESCE(error, ?) WHERE status IN (?, ?)",
+                (MessageStatus.INTERRUPTED.value, "The app closed before this reply finished.",
+                 MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
+            )
+            for row in rows:
+                message = self._message(self._db.execute("SELECT * FROM messages WHERE id=?", (row["id"],)).fetchone())
+                self._index(row["conversation_id"], message.id, searchable_text(message))
+        return len(rows)
+
+    # --- search ------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Conversations and messages matching every word of `query` (CJK included), best first."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        rows = self._db.execute(
+            f"""SELECT s.conversation_id, s.message_id, c.title,
+                       snippet(search_index, 2, '{MARK_START}', '{MARK_END}', '…', 16) AS snippet
+                FROM search_index AS s JOIN conversations AS c ON c.id = s.conversation_id
+                WHERE search_index MATCH ? ORDER BY rank LIMIT ?""",
+            (match, limit),
+        ).fetchall()
+        return [SearchHit(r["conversation_id"], r["message_id"], r["title"], unsegment(r["snippet"])) for r in rows]
+
+    def _index(self, conversation_id: str, message_id: str, text: str) -> None:
+        self._db.execute(
+            "DELETE FROM search_index WHERE conversation_id=? AND message_id=?", (conversation_id, message_id)
         )
-        return cursor.rowcount
+        if text.strip():
+            self._db.execute(
+                "INSERT INTO search_index (conversation_id, message_id, body) VALUES (?, ?, ?)",
+                (conversation_id, message_id, segment(text)),
+            )
+
+    def _reindex_all(self) -> None:
+        self._db.execute("DELETE FROM search_index")
+        for row in self._db.execute("SELECT id, title FROM conversations").fetchall():
+            self._index(row["id"], "", row["title"])
+        for row in self._db.execute("SELECT * FROM messages").fetchall():
+            self._index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+
+    def _transaction(self):
+        return _Transaction(self._db)
 
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:
@@ -140,3 +200,33 @@ class Store:
             error=row["error"], model=row["model"], usage=Usage.model_validate(json.loads(row["usage"])),
             blocks=_BLOCKS.validate_json(row["blocks"]), created_at=row["created_at"],
         )
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on error; nests by doing nothing when already inside."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._owner = False
+
+    def __enter__(self) -> None:
+        if not self._db.in_transaction:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._owner = True
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._owner:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _integrity_problem(path: Path) -> str | None:
+    """None when the file is absent or passes `PRAGMA quick_check`; else what is wrong."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            result = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        db.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return None if result == ["ok"] else "; ".join(result[:3])

@@ -1,0 +1,156 @@
+"""`desktop-copilot keys set|list|delete`: manage API keys in the system keyring; values are never printed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from desktop_copilot.core.secrets import KNOWN_KEYS
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("keys", help="store, list or delete API keys in the system keyring")
+    parser.set_defaults(run=lambda _args: _usage(parser))
+    actions = parser.add_subparsers(dest="keys_command", metavar="ACTION")
+    names = ", ".join(KNOWN_KEYS)
+
+    setter = actions.add_parser("set", help="store a key (typed hidden, or read from standard input)")
+    setter.add_argument("name", help=f"which key: {names}")
+    setter.set_defaults(run=run_set)
+
+    lister = actions.add_parser("list", help="show which keys are set and where from (never the values)")
+    lister.set_defaults(run=run_list)
+
+    deleter = actions.add_parser("delete", help="remove a key from the keyring")
+    deleter.add_argument("name", help=f"which key: {names}")
+    deleter.set_defaults(run=run_delete)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def _error(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+
+
+def _known_name(raw: str) -> str | None:
+    name = raw.strip().lower()
+    if name in KNOWN_KEYS:
+        return name
+    _error(f"unknown key name {raw!r}; known names: {', '.join(KNOWN_KEYS)}")
+    return None
+
+
+def _store():
+    from desktop_copilot.core.keyring_store import KeyringKeys
+
+    return KeyringKeys()
+
+
+def _read_value(label: str) -> str:
+    if sys.stdin is not None and sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"{label} (input hidden): ")
+    return sys.stdin.read() if sys.stdin is not None else ""
+
+
+def run_set(args: argparse.Namespace) -> int:
+    from desktop_copilot.core.keyring_store import KeyStoreError, KeyValueError
+
+    name = _known_name(args.name)
+    if name is None:
+        return EXIT_USAGE
+    spec = KNOWN_KEYS[name]
+    store = _store()
+    status = store.status()
+    if not status.usable:
+        _error(
+            f"no usable keyring: {status.problem}.\nNothing was stored. "
+            f"Set the {spec.env_var} environment variable instead, e.g. `export {spec.env_var}=...` in your shell profile."
+        )
+        return EXIT_USAGE
+    try:
+        value = _read_value(spec.label)
+    except (EOFError, KeyboardInterrupt):
+        print(file=sys.stderr)
+        _error("no key was entered; nothing was stored.")
+        return EXIT_USAGE
+    try:
+        saved = store.set(name, value)
+    except KeyValueError as exc:
+        _error(f"{exc} Nothing was stored.")
+        return EXIT_USAGE
+    except KeyStoreError as exc:
+        _error(str(exc))
+        return EXIT_FAILED
+    if not saved.persisted:  # the keyring failed between the check and the write
+        _error(f"{saved.message} Nothing was stored; set {spec.env_var} instead.")
+        return EXIT_USAGE
+    found = store.get(name)  # read back: some keyrings accept a write and keep nothing
+    if found is None:
+        _error(f"{status.backend} accepted the {spec.label} but does not return it; it may not be stored.")
+        return EXIT_FAILED
+    print(f"Stored the {spec.label} ({found.secret.hint}) in {status.backend}.")
+    if spec.env_var in _environ():
+        print(f"Note: {spec.env_var} is also set; the key in the keyring is used first.")
+    return EXIT_OK
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from desktop_copilot.core.keyring_store import standard_lookup
+
+    store = _store()
+    status = store.status()
+    print(f"Keyring: {status.describe()}")
+    lookup = standard_lookup(store)
+    width = max(len(name) for name in KNOWN_KEYS)
+    for name, spec in KNOWN_KEYS.items():
+        found = lookup.all_found(name)
+        if not found:
+            print(f"{name:<{width}}  not set  (run `desktop-copilot keys set {name}` or set {spec.env_var})")
+            continue
+        used = found[0]
+        line = f"{name:<{width}}  set      from {used.source} {used.secret.hint}"
+        others = [f.source for f in found[1:]]
+        if others:
+            line += f"  (also in {', '.join(others)}, not used)"
+        print(line)
+    return EXIT_OK
+
+
+def run_delete(args: argparse.Namespace) -> int:
+    from desktop_copilot.core.keyring_store import KeyStoreError
+
+    name = _known_name(args.name)
+    if name is None:
+        return EXIT_USAGE
+    spec = KNOWN_KEYS[name]
+    store = _store()
+    status = store.status()
+    if not status.usable:
+        _error(f"no usable keyring: {status.problem}. Nothing was deleted.")
+        return EXIT_USAGE
+    try:
+        removed = store.delete(name)
+    except KeyStoreError as exc:
+        _error(str(exc))
+        return EXIT_FAILED
+    still = f" {spec.env_var} is still set in the environment." if spec.env_var in _environ() else ""
+    if not removed:
+        _error(f"there is no {spec.label} in {status.backend}.{still}")
+        return EXIT_FAILED
+    print(f"Deleted the {spec.label} from {status.backend}.{still}")
+    return EXIT_OK
+
+
+def _environ() -> set[str]:
+    import os
+
+    return {name for name, value in os.environ.items() if value.strip()}

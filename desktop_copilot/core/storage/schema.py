@@ -1,0 +1,86 @@
+"""Schema versions and migrations: each step upgrades one version; a backup is taken before any."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+V1 = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    model TEXT,
+    system TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    status TEXT NOT NULL,
+    stop_reason TEXT,
+    error TEXT,
+    model TEXT,
+    usage TEXT NOT NULL DEFAULT '{}',
+    blocks TEXT NOT NULL DEFAULT '[]',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, seq);
+"""
+
+V2 = """
+CREATE VIRTUAL TABLE IF NOT EXISTS search_index USING fts5(
+    conversation_id UNINDEXED,
+    message_id UNINDEXED,
+    body,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+"""Full-text search over titles (message_id '') and message text, thinking and tool results.
+CJK characters are indexed one per token (see search.segment), so 天气 is found in 今天香港天气."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2}
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+class NewerSchemaError(RuntimeError):
+    pass
+
+
+def backup(db: sqlite3.Connection, path: Path, version: int) -> Path:
+    """Copy the database next to itself before it is migrated."""
+    target = path.with_name(f"{path.stem}.backup-v{version}-{time.strftime('%Y%m%d-%H%M%S')}{path.suffix}")
+    with sqlite3.connect(target) as copy:
+        db.backup(copy)
+    copy.close()
+    return target
+
+
+def migrate(db: sqlite3.Connection, path: Path, after_step=None) -> Path | None:
+    """Bring the database to SCHEMA_VERSION. Returns the backup taken, if any.
+    `after_step(version)` runs inside each step's transaction (used to rebuild derived data)."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise NewerSchemaError(
+            f"{path} was written by a newer Desktop Copilot (schema {version}); update the app to open it."
+        )
+    if version == SCHEMA_VERSION:
+        return None
+    backup_path = backup(db, path, version) if version > 0 else None
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in filter(str.strip, MIGRATIONS[step].split(";\n")):
+                db.execute(statement)
+            if after_step is not None:
+                after_step(step)
+            db.execute(f"PRAGMA user_version={step}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return backup_path

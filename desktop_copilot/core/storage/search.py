@@ -1,0 +1,58 @@
+"""Search text preparation: CJK split into one-character tokens, FTS5 queries and readable snippets."""
+
+from __future__ import annotations
+
+import re
+
+from desktop_copilot.core.models import Message, TextBlock, ThinkingBlock, ToolCallBlock
+
+_CJK = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
+    "\uac00-\ud7af"  # Hangul syllables
+)
+_CJK_CHAR = re.compile(f"([{_CJK}])")
+MARK_START, MARK_END = "\u0002", "\u0003"
+"""Snippet highlight markers (control characters that never occur in stored text)."""
+_JOIN = re.compile(f"(?<=[{_CJK}{MARK_START}{MARK_END}]) +(?=[{_CJK}{MARK_START}{MARK_END}])")
+
+
+def segment(text: str) -> str:
+    """Surround every CJK character with spaces so FTS5's unicode61 tokenizer indexes it alone."""
+    return _CJK_CHAR.sub(r" \1 ", text)
+
+
+def unsegment(text: str) -> str:
+    """Undo `segment` for display (snippets)."""
+    return re.sub(" {2,}", " ", _JOIN.sub("", text)).strip()
+
+
+def searchable_text(message: Message) -> str:
+    """What of a message is searchable: its text, thinking, tool arguments and results."""
+    parts: list[str] = []
+    for block in message.blocks:
+        if isinstance(block, TextBlock):
+            parts.append(block.text)
+        elif isinstance(block, ThinkingBlock):
+            parts.append(block.thinking)
+        elif isinstance(block, ToolCallBlock):
+            parts.append(f"{block.name} {block.partial_arguments or block.arguments}")
+            parts.append(block.result or "")
+    return "\n".join(p for p in parts if p)
+
+
+def fts_query(user_query: str) -> str | None:
+    """An FTS5 MATCH expression: every word must occur; CJK runs match as phrases; the last
+    latin word matches as a prefix. None when there is nothing to search for."""
+    terms = []
+    words = user_query.split()
+    for position, word in enumerate(words):
+        tokens = re.findall(r"\w+", segment(word))
+        if not tokens:
+            continue
+        phrase = '"' + " ".join(tokens) + '"'
+        is_last = position == len(words) - 1
+        if is_last and not _CJK_CHAR.search(tokens[-1]):
+            phrase += "*"
+        terms.append(phrase)
+    return " AND ".join(terms) or None
