@@ -3,6 +3,7 @@ status bar with token usage. All behaviour lives in the controller; this wires s
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
 
@@ -25,6 +26,8 @@ def format_usage(usage: Usage) -> str:
 
 
 class MainWindow(QMainWindow):
+    sig_closed = Signal()
+
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
@@ -122,4 +125,5 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
         self.controller.stop()
         super().closeEvent(event)
+        self.sig_closed.emit()
 

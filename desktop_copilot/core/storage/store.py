@@ -91,6 +91,9 @@ class Store:
         )
         self._index(conversation.id, "", conversation.title)
 
+    def touch_conversation(self, conversation_id: str, updated_at: float | None = None) -> None:
+        self._db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (updated_at or now(), conversation_id))
+
     def list_conversations(self) -> list[Conversation]:
         rows = self._db.execute("SELECT * FROM conversations ORDER BY updated_at DESC").fetchall()
         return [self._conversation(row) for row in rows]

@@ -1,0 +1,92 @@
+"""GUI entry point: QApplication on a qasync loop, the window shown before any provider SDK is imported,
+the latest conversation reopened, and an orderly shutdown (run cancelled, HTTP clients and store closed)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from desktop_copilot.core.chat import ChatSession
+from desktop_copilot.core.config import AppConfig
+from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.storage.store import Store
+from desktop_copilot.qt.controller import ChatController
+from desktop_copilot.qt.main_window import MainWindow
+from desktop_copilot.qt.transcript_model import TranscriptModel
+
+log = logging.getLogger(__name__)
+
+WARM_IMPORT_DELAY_MS = 800
+"""After the window is up, the provider SDK (about 1 s to import) is imported in a background thread."""
+
+
+def open_conversation(store: Store | None) -> Conversation:
+    """The most recently updated conversation, or a new one."""
+    if store is not None and (latest := store.latest_conversation_id()) is not None:
+        conversation = store.load_conversation(latest)
+        if conversation is not None:
+            return conversation
+    return Conversation()
+
+
+def create_main_window(runtime: Runtime, store: Store | None, conversation: Conversation | None = None) -> MainWindow:
+    """The composed window (controller, model, session); tests call this with a loopback runtime."""
+    session = ChatSession(runtime, conversation or open_conversation(store), store)
+    controller = ChatController(session, TranscriptModel())
+    return MainWindow(controller)
+
+
+def _warm_provider_import() -> None:
+    def run() -> None:
+        try:
+            importlib.import_module("anthropic")
+        except Exception:  # the first send reports the real problem
+            log.debug("warming the anthropic import failed", exc_info=True)
+
+    threading.Thread(target=run, name="warm-imports", daemon=True).start()
+
+
+async def _run_until_closed(window: MainWindow, closed: asyncio.Future) -> None:
+    await closed
+    await window.controller.aclose()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv if argv is None else [sys.argv[0] if sys.argv else "desktop-copilot", *argv])
+    app = QApplication.instance() or QApplication(args)
+    app.setApplicationName("Desktop Copilot")
+    app.setApplicationDisplayName("Desktop Copilot")
+    app.setQuitOnLastWindowClosed(False)
+    import qasync  # after PySide6, so qasync binds to it
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    paths = AppPaths.resolve().ensure()
+    runtime = Runtime(paths, AppConfig.from_environment())
+    store = Store(paths.database)
+    store.mark_unfinished_interrupted()
+    window = create_main_window(runtime, store)
+    closed: asyncio.Future = loop.create_future()
+    window.sig_closed.connect(lambda: closed.done() or closed.set_result(None))
+    window.show()
+    QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
+    try:
+        loop.run_until_complete(_run_until_closed(window, closed))
+    finally:
+        store.close()
+        loop.close()
+        asyncio.set_event_loop(None)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

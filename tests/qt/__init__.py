@@ -1,0 +1,1 @@
+"""Tests of the Qt layer (pytest-qt, offscreen)."""

@@ -1,0 +1,80 @@
+"""Qt test fixtures: a qasync event loop that pytest-qt's `qtbot.waitUntil` drives, and app factories.
+
+pytest-qt knows nothing about asyncio. Like qasync's own tests, we make a `QEventLoop` for the
+test's QApplication; created with `already_running=True` it counts as the running asyncio loop,
+so every time Qt processes events (as `qtbot.waitUntil` does) asyncio callbacks run too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+import qasync  # noqa: E402 - after PySide6, so qasync binds to it
+from desktop_copilot.core.config import AppConfig
+from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.storage.store import Store
+
+
+@pytest.fixture
+def qasync_loop(qapp: QApplication, qtbot):
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        qtbot.waitUntil(lambda: all(task.done() for task in pending), timeout=5000)
+    loop.stop()
+    try:
+        qapp.aboutToQuit.disconnect(loop._after_run_forever)
+    except (RuntimeError, TypeError):
+        pass
+    asyncio.events._set_running_loop(None)
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+def run_async(qtbot, coro, timeout: int = 5000):
+    """Run `coro` to completion on the qasync loop by letting Qt process events."""
+    task = asyncio.get_event_loop().create_task(coro)
+    qtbot.waitUntil(task.done, timeout=timeout)
+    return task.result()
+
+
+@pytest.fixture
+def loopback_env(loopback, monkeypatch):
+    """Keys and base URLs pointing the real Anthropic adapter and the Tavily tool at the loopback server."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-loopback-test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-loopback-test-key")
+    monkeypatch.setenv("TAVILY_BASE_URL", loopback.url)
+    return loopback
+
+
+@pytest.fixture
+def make_window(qtbot, qasync_loop):
+    """Builds the real main window on a fresh store; closes runs and HTTP clients afterwards."""
+    from desktop_copilot.app.gui import create_main_window
+
+    made = []
+
+    def make():
+        paths = AppPaths.resolve().ensure()
+        store = Store(paths.database)
+        window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+        qtbot.addWidget(window)
+        window.resize(900, 700)
+        window.show()
+        qtbot.waitExposed(window)
+        made.append((window, store))
+        return window
+
+    yield make
+    for window, store in made:
+        run_async(qtbot, window.controller.aclose())
+        store.close()
