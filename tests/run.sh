@@ -23,7 +23,18 @@ if [[ "${DESKTOP_COPILOT_IN_DBUS:-}" == 1 ]] && command -v gnome-keyring-daemon 
     echo -n "desktop-copilot-tests" | HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/.local/share" \
         gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
     keyring_pid=$!
-    export DESKTOP_COPILOT_SECRET_SERVICE=1
+    # Wait until this daemon owns the Secret Service name; a first call before that would make D-Bus
+    # activate a second daemon whose login keyring is locked.
+    for _ in $(seq 50); do
+        if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+            org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true"; then
+            export DESKTOP_COPILOT_SECRET_SERVICE=1
+            break
+        fi
+        kill -0 "$keyring_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [[ "${DESKTOP_COPILOT_SECRET_SERVICE:-}" == 1 ]] || echo "run.sh: gnome-keyring did not start; Secret Service tests are skipped" >&2
 fi
 
 cd "$root"

@@ -114,6 +114,7 @@ async def _ask(args: argparse.Namespace) -> int:
     try:
         conversation = Conversation(model=runtime.config.model, system=args.system)
         if args.continue_:
+            store.mark_unfinished_interrupted()
             latest = store.latest_conversation_id()
             loaded = store.load_conversation(latest) if latest else None
             if loaded is None:

@@ -60,7 +60,9 @@ async def _run_until_closed(window: MainWindow, closed: asyncio.Future) -> None:
     await window.controller.aclose()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def create_application(argv: Sequence[str] | None = None) -> tuple[QApplication, asyncio.AbstractEventLoop]:
+    """The QApplication and its qasync loop, set as the current asyncio loop (not `qasync.run`:
+    on Python 3.11 that swaps the event-loop policy for the whole process, DESIGN §5)."""
     args = list(sys.argv if argv is None else [sys.argv[0] if sys.argv else "desktop-copilot", *argv])
     app = QApplication.instance() or QApplication(args)
     app.setApplicationName("Desktop Copilot")
@@ -70,17 +72,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    return app, loop
+
+
+def run_until_closed(window: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
+    """Run the loop until the window closes, then cancel any run and close the HTTP clients."""
+    closed: asyncio.Future = loop.create_future()
+    window.sig_closed.connect(lambda: closed.done() or closed.set_result(None))
+    loop.run_until_complete(_run_until_closed(window, closed))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    app, loop = create_application(argv)
     paths = AppPaths.resolve().ensure()
     runtime = Runtime(paths, AppConfig.from_environment())
     store = Store(paths.database)
     store.mark_unfinished_interrupted()
-    window = create_main_window(runtime, store)
-    closed: asyncio.Future = loop.create_future()
-    window.sig_closed.connect(lambda: closed.done() or closed.set_result(None))
-    window.show()
-    QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
     try:
-        loop.run_until_complete(_run_until_closed(window, closed))
+        window = create_main_window(runtime, store)
+        window.show()
+        QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
+        run_until_closed(window, loop)
     finally:
         store.close()
         loop.close()

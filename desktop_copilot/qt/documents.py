@@ -4,6 +4,7 @@ documents for text that is still streaming (appended cheaply instead of re-rende
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
@@ -29,7 +30,7 @@ def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
 
 def markdown_document(text: str, width: int, theme: Theme) -> QTextDocument:
     document = new_document(theme, theme.font("body"), width)
-    document.setHtml(render_markdown(text))
+    document.setHtml(render_markdown(text, theme))
     return document
 
 
@@ -39,22 +40,77 @@ def plain_document(text: str, width: int, theme: Theme, font: QFont) -> QTextDoc
     return document
 
 
-def draw_documents(painter: QPainter, documents: list[QTextDocument], x: float, y: float, color: QColor) -> None:
-    """Paint `documents` stacked from (x, y), default text in `color`, clipped to the painter's clip."""
+def _draw_one(painter: QPainter, document: QTextDocument, x: float, y: float, height: float,
+              context: QAbstractTextDocumentLayout.PaintContext, visible: QRectF | None) -> None:
+    area = QRectF(x, y, document.textWidth(), height)
+    if visible is not None:
+        area = area.intersected(visible)
+    if area.isEmpty():
+        return
+    painter.save()
+    painter.translate(QPointF(x, y))
+    context.clip = area.translated(-x, -y)
+    document.documentLayout().draw(painter, context)
+    painter.restore()
+
+
+class DocumentStack:
+    """Finished documents stacked vertically with cached offsets: painting finds the visible ones by
+    bisection, so a reply made of hundreds of chunks costs only what is on screen."""
+
+    def __init__(self) -> None:
+        self.documents: list[QTextDocument] = []
+        self._bottoms: list[float] = []
+        self._width = -1
+
+    def append(self, document: QTextDocument) -> None:
+        self.documents.append(document)
+        self._bottoms.append(self.height() + document.size().height())
+
+    def set_width(self, width: int) -> None:
+        if width == self._width:
+            return
+        self._width, self._bottoms = width, []
+        for document in self.documents:
+            document.setTextWidth(width)
+            self._bottoms.append(self.height() + document.size().height())
+
+    def height(self) -> float:
+        return self._bottoms[-1] if self._bottoms else 0.0
+
+    def draw(self, painter: QPainter, x: float, y: float, context, visible: QRectF | None) -> None:
+        first = 0 if visible is None else bisect_right(self._bottoms, visible.top() - y)
+        for number in range(first, len(self.documents)):
+            top = self._bottoms[number - 1] if number else 0.0
+            if visible is not None and y + top > visible.bottom():
+                break
+            _draw_one(painter, self.documents[number], x, y + top, self._bottoms[number] - top, context, visible)
+
+
+Documents = list[QTextDocument | DocumentStack]
+
+
+def _height(item: QTextDocument | DocumentStack) -> float:
+    return item.height() if isinstance(item, DocumentStack) else item.size().height()
+
+
+def draw_documents(painter: QPainter, documents: Documents, x: float, y: float, color: QColor) -> None:
+    """Paint `documents` stacked from (x, y), default text in `color`; only what lies inside the
+    painter's clip is drawn, so a tall streaming reply costs what is on screen, not its length."""
     context = QAbstractTextDocumentLayout.PaintContext()
     context.palette.setColor(QPalette.ColorRole.Text, color)
-    for document in documents:
-        height = document.size().height()
-        painter.save()
-        painter.translate(QPointF(x, y))
-        context.clip = QRectF(0, 0, document.textWidth(), height)
-        document.documentLayout().draw(painter, context)
-        painter.restore()
+    visible = painter.clipBoundingRect() if painter.hasClipping() else None
+    for item in documents:
+        height = _height(item)
+        if isinstance(item, DocumentStack):
+            item.draw(painter, x, y, context, visible)
+        else:
+            _draw_one(painter, item, x, y, height, context, visible)
         y += height
 
 
-def documents_height(documents: list[QTextDocument]) -> int:
-    return int(sum(document.size().height() for document in documents) + 0.999)
+def documents_height(documents: Documents) -> int:
+    return int(sum(_height(item) for item in documents) + 0.999)
 
 
 class DocumentCache:
@@ -108,36 +164,38 @@ class LiveMarkdown:
 
     def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic) -> None:
         self.theme = theme
-        self.chunks: list[QTextDocument] = []
+        self.chunks = DocumentStack()
         self.tail = new_document(theme, theme.font("body"), 1)
         self._splitter = MarkdownSplitter()
         self._chunked = 0
         self._tail_shown = 0
         self._tail_rendered_at = -1.0
         self._clock = clock
-        self.renders = 0
-        """How many times Markdown was rendered (for tests and benchmarks)."""
+        self.rendered_chars = 0
+        """Characters of Markdown rendered so far (for tests and benchmarks): a small multiple of the
+        text's length, where re-rendering the whole text per delta would be quadratic."""
 
-    def update(self, text: str, width: int) -> list[QTextDocument]:
+    def update(self, text: str, width: int) -> Documents:
         boundary = self._splitter.feed(text)
         force = False
         if boundary > self._chunked:
+            self.chunks.set_width(width)
             self.chunks.append(markdown_document(text[self._chunked : boundary], width, self.theme))
-            self.renders += 1
+            self.rendered_chars += boundary - self._chunked
             self._chunked = boundary
             force = True
         tail = text[self._chunked :]
         now = self._clock()
         if force or now - self._tail_rendered_at >= RENDER_INTERVAL or len(tail) < self._tail_shown:
-            self.tail.setHtml(render_markdown(tail))
-            self.renders += 1
+            self.tail.setHtml(render_markdown(tail, self.theme))
+            self.rendered_chars += len(tail)
             self._tail_rendered_at = now
         elif len(tail) > self._tail_shown:
             cursor = QTextCursor(self.tail)
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(tail[self._tail_shown :])
         self._tail_shown = len(tail)
-        for document in (*self.chunks, self.tail):
-            if document.textWidth() != width:
-                document.setTextWidth(width)
-        return [*self.chunks, self.tail]
+        self.chunks.set_width(width)
+        if self.tail.textWidth() != width:
+            self.tail.setTextWidth(width)
+        return [self.chunks, self.tail]

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         controller.sig_run_finished.connect(self._on_run_finished)
         controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
         controller.sig_send_rejected.connect(self._give_back)
+        controller.model.sig_message_appended.connect(lambda _id: self._refresh_header())
 
     def _refresh_header(self) -> None:
         conversation = self.controller.session.conversation

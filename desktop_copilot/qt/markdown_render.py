@@ -20,6 +20,7 @@ from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
 
 PYGMENTS_STYLE = "friendly"
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_TH = re.compile(r"<th(\s|>)")
 
 
 @lru_cache(maxsize=1)
@@ -60,19 +61,31 @@ def _parser() -> MarkdownIt:
     return parser
 
 
-def render_markdown(text: str) -> str:
-    """HTML for `text` (raw HTML in the input is escaped, not interpreted)."""
+def render_markdown(text: str, theme: Theme = DEFAULT_THEME) -> str:
+    """HTML for `text` (raw HTML in the input is escaped, not interpreted). Tables get borders and
+    blockquotes a bar on the left through attributes, which QTextDocument honours more than CSS."""
     out = _parser().render(text)
-    return out.replace("<table>", '<table class="md" cellspacing="0" cellpadding="6" border="1">')
+    out = out.replace(
+        "<table>",
+        f'<table class="md" border="1" cellspacing="0" cellpadding="6" '
+        f'style="border-collapse: collapse; border-style: solid; border-color: {theme.border};">',
+    )
+    out = _TH.sub(f'<th bgcolor="{theme.code_background}"\\1', out)
+    out = out.replace(
+        "<blockquote>",
+        f'<table class="quote" cellspacing="0" cellpadding="0" width="100%"><tr><td width="3" bgcolor="{theme.quote_bar}"></td>'
+        f'<td style="padding-left: 12px; color: {theme.muted};">',
+    )
+    return out.replace("</blockquote>", "</td></tr></table>")
 
 
 def document_css(theme: Theme = DEFAULT_THEME) -> str:
     """The default style sheet of every transcript QTextDocument."""
     return f"""
         body {{ color: {theme.text}; }}
-        p {{ margin-top: 0px; margin-bottom: 9px; line-height: 140%; }}
-        li {{ margin-bottom: 3px; line-height: 140%; }}
-        ul, ol {{ margin-top: 0px; margin-bottom: 9px; }}
+        p {{ margin-top: 0px; margin-bottom: 10px; line-height: 135%; }}
+        li {{ margin-top: 0px; margin-bottom: 2px; line-height: 125%; }}
+        ul, ol {{ margin-top: 0px; margin-bottom: 10px; }}
         h1 {{ font-size: x-large; margin-top: 6px; margin-bottom: 8px; }}
         h2 {{ font-size: large; margin-top: 6px; margin-bottom: 6px; }}
         h3, h4, h5, h6 {{ font-size: medium; margin-top: 4px; margin-bottom: 4px; }}
@@ -82,9 +95,8 @@ def document_css(theme: Theme = DEFAULT_THEME) -> str:
         table.code {{ margin-top: 2px; margin-bottom: 12px; border-style: none; }}
         td.codecell {{ padding: 10px; background-color: {theme.code_background}; }}
         td.codelang {{ padding: 6px 10px 0px 10px; color: {theme.muted}; font-size: small; }}
-        table.md {{ margin-bottom: 10px; border-color: {theme.border}; border-style: solid; }}
-        th {{ background-color: {theme.code_background}; font-weight: 600; }}
-        blockquote {{ color: {theme.muted}; margin-left: 12px; }}
+        table.md {{ margin-bottom: 12px; }}
+        table.quote {{ margin-bottom: 10px; }}
     """
 
 

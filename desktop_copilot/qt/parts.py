@@ -11,7 +11,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QPainter, QTextDocument
 
 from desktop_copilot.core.models import Message
-from desktop_copilot.qt.documents import DocumentCache, LiveMarkdown, LivePlainText
+from desktop_copilot.qt.documents import DocumentCache, Documents, LiveMarkdown, LivePlainText
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
 
 
@@ -25,7 +25,7 @@ class Part:
     expanded: bool = False
     top: int = 0
     height: int = 0
-    documents: list[QTextDocument] = field(default_factory=list)
+    documents: Documents = field(default_factory=list)
     """Documents measured for this part, kept so painting does not look them up again."""
 
     @property

@@ -16,7 +16,8 @@ from desktop_copilot.core.models import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from desktop_copilot.qt.block_parts import RedactedThinking, ThinkingSection, ToolCard
+from desktop_copilot.qt.thinking_parts import RedactedThinking, ThinkingSection
+from desktop_copilot.qt.tool_card import ToolCard
 from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
 from desktop_copilot.qt.text_parts import MarkdownText, Notice, RawNotice, UserBubble, WaitingDots
 

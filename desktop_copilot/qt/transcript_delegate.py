@@ -74,11 +74,14 @@ class TranscriptDelegate(QStyledItemDelegate):
             return
         row = self.layout(message)
         column = self.env.column(QRect(option.rect.left(), option.rect.top(), self.width, row.height))
+        visible = option.rect
+        if option.widget is not None and hasattr(option.widget, "viewport"):
+            visible = visible.intersected(option.widget.viewport().rect())
         painter.save()
-        painter.setClipRect(option.rect)
+        painter.setClipRect(visible)
         for part in row.parts:
             rect = row.part_rect(part, column)
-            if rect.intersects(option.rect):
+            if rect.intersects(visible):
                 PAINTERS[part.kind].paint(painter, part, rect, self.env)
         painter.restore()
 

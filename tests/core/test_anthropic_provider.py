@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 import anthropic
@@ -27,6 +30,7 @@ from tests.support.loopback import (
     anthropic_text_reply,
     anthropic_tool_reply,
     corpus_chunks,
+    json_response,
     sse_response,
 )
 
@@ -366,3 +370,67 @@ def test_sse_helper_encodes_event_names():
     chunks = anthropic_sse([{"type": "ping"}])
     assert chunks == [b'event: ping\ndata: {"type": "ping"}\n\n']
     assert parse_sse(b"".join(chunks)) == [("ping", {"type": "ping"})]
+
+
+@pytest.mark.asyncio
+async def test_list_models(loopback, make_provider):
+    models = [{"type": "model", "id": f"claude-{n}", "display_name": n, "created_at": "2026-01-01T00:00:00Z"} for n in ("a", "b")]
+    loopback.enqueue("/v1/models", json_response({"data": models, "has_more": False, "first_id": "claude-a", "last_id": "claude-b"}))
+    assert await make_provider(loopback).list_models() == ["claude-a", "claude-b"]
+    (request,) = loopback.requests_to("/v1/models")
+    assert request.method == "GET" and request.query == "limit=100" and request.headers["authorization"] == f"Bearer {KEY}"
+
+
+# --- the loopback server itself ------------------------------------------------------------
+
+
+def _fetch(url: str, body: bytes | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=body, headers={"X-Probe": "1"}, method="POST" if body else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_loopback_routes_by_longest_prefix_then_handler_then_500(loopback):
+    loopback.enqueue("/v1", json_response({"from": "v1"}))
+    loopback.enqueue(MESSAGES, json_response({"from": "messages"}))
+    loopback.set_handler("/search", lambda r: json_response({"echo": r.json()["query"]}))
+
+    assert _fetch(loopback.url + "/v1/messages?beta=true", b'{"a": 1}') == (200, b'{"from": "messages"}')
+    assert _fetch(loopback.url + "/v1/messages", b"{}") == (200, b'{"from": "v1"}')
+    status, body = _fetch(loopback.url + "/v1/messages", b"{}")
+    assert status == 500 and "nothing was scripted" in json.loads(body)["error"]["message"]
+    assert _fetch(loopback.url + "/search", b'{"query": "q"}') == (200, b'{"echo": "q"}')
+
+    first = loopback.requests_to(MESSAGES)[0]
+    assert (first.method, first.path, first.query, first.json()) == ("POST", MESSAGES, "beta=true", {"a": 1})
+    assert first.headers["x-probe"] == first.headers["X-Probe"] == "1"
+    assert len(loopback.requests) == 4 and len(loopback.requests_to("/search")) == 1
+
+
+def test_loopback_hold_delays_and_stop_does_not_hang():
+    server = LoopbackServer().start()
+    server.enqueue("/slow", ScriptedResponse(hold=0.3, chunks=[b"a", b"b"], delay=0.05))
+    began = time.monotonic()
+    assert _fetch(server.url + "/slow") == (200, b"ab")
+    assert time.monotonic() - began >= 0.4
+    server.enqueue("/slow", ScriptedResponse(hold=30))
+    outcome: list[object] = []
+
+    def fetch_held() -> None:
+        try:
+            outcome.append(_fetch(server.url + "/slow"))
+        except OSError as exc:  # the server hung up: expected
+            outcome.append(exc)
+
+    waiter = threading.Thread(target=fetch_held, daemon=True)
+    waiter.start()
+    time.sleep(0.1)
+    began = time.monotonic()
+    server.stop()
+    waiter.join(timeout=5)
+    assert time.monotonic() - began < 2 and not waiter.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], OSError)
+

@@ -29,7 +29,7 @@ def qasync_loop(qapp: QApplication, qtbot):
         task.cancel()
     if pending:
         qtbot.waitUntil(lambda: all(task.done() for task in pending), timeout=5000)
-    loop.stop()
+    loop._QEventLoop__is_running = False  # not stop(): that calls app.exit(), which breaks later qWait()s
     try:
         qapp.aboutToQuit.disconnect(loop._after_run_forever)
     except (RuntimeError, TypeError):

@@ -84,12 +84,6 @@ class AnthropicProvider:
             client, self._client = self._client, None
             await client.close()
 
-    async def aclose(self) -> None:
-        """Close the SDK client and its connections (a new one is made on next use)."""
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
-
     async def list_models(self) -> list[str]:
         """Model ids from `GET /v1/models` (raises the SDK's errors)."""
         page = await self.client().models.list(limit=100)

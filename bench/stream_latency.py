@@ -1,0 +1,478 @@
+"""Event-loop lag and per-delta UI cost of the real main window while a long reply streams from a loopback server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+FRAME_S = 0.016
+GRACE_S = 5.0
+"""After the offered stream time plus this, a reply still arriving is stopped (as a user would press Stop)."""
+CJK = "流式渲染必须保持界面流畅，每个增量的开销不应随回复长度增长。中文、日本語、한국어混排测试。"
+PIECES = [
+    "## Section {n}\n\n",
+    "Streaming text with **bold**, *italics*, `inline_code({n})` and a [link](https://example.com/{n}). "
+    "The paragraph keeps going so that it wraps over several lines in the transcript column. ",
+    "More prose: lists, tables and fences arrive in pieces, split anywhere, even inside a word or a fence.\n\n",
+    "```python\ndef step_{n}(values: list[int]) -> int:\n    total = sum(v * {n} for v in values)\n"
+    "    return total  # a comment\n```\n\n",
+    CJK + "第{n}段。" + CJK + "\n\n",
+    "- item {n} with `code`\n- another item, a bit longer than the first one\n\n",
+    "| col a | col b |\n|---|---|\n| {n} | value |\n\n",
+]
+
+
+def deltas(size: int):
+    """Endless Markdown-ish deltas of about `size` UTF-8 bytes each (prose, fences, CJK, lists, tables)."""
+    n, buffer = 0, ""
+    while True:
+        while len(buffer.encode()) < 4 * size:
+            buffer += PIECES[n % len(PIECES)].format(n=n)
+            n += 1
+        cut, used = 0, 0
+        while used < size:
+            used += len(buffer[cut].encode())
+            cut += 1
+        yield buffer[:cut]
+        buffer = buffer[cut:]
+
+
+# --- the server, in its own process (so it does not compete for the GUI process's GIL) -------------
+
+
+def serve(rate: float, seconds: float, delta_bytes: int) -> None:
+    from tests.support.loopback import LoopbackServer, ScriptedResponse, anthropic_sse
+
+    def body():
+        head = anthropic_sse(
+            [
+                {"type": "message_start", "message": {"id": "msg_bench", "type": "message", "role": "assistant",
+                 "model": "claude-bench", "content": [], "stop_reason": None, "stop_sequence": None,
+                 "usage": {"input_tokens": 10, "output_tokens": 1}}},
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            ]
+        )
+        yield from head
+        source, start = deltas(delta_bytes), time.perf_counter()
+        for i in range(int(rate * seconds)):
+            wait = start + i / rate - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            elif time.perf_counter() - start > seconds:  # the client fell behind: stop offering at the time limit
+                break
+            event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": next(source)}}
+            yield anthropic_sse([event])[0]
+        yield from anthropic_sse(
+            [
+                {"type": "content_block_stop", "index": 0},
+                {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                 "usage": {"output_tokens": int(rate * seconds)}},
+                {"type": "message_stop"},
+            ]
+        )
+
+    server = LoopbackServer().start()
+    server.set_handler("/v1/messages", lambda request: ScriptedResponse(headers={"content-type": "text/event-stream"}, chunks=body()))
+    print(server.url, flush=True)
+    sys.stdin.read()  # until the parent closes our stdin
+    server.stop()
+
+
+# --- measurement helpers ---------------------------------------------------------------------------
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+
+
+def vm(field: str) -> float:
+    """A /proc/self/status field in MB (VmRSS, VmHWM)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Sections:
+    """Exclusive main-thread CPU time per instrumented section (nested sections are not counted twice)."""
+
+    def __init__(self) -> None:
+        self.total: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._stack: list[list[float]] = []
+
+    def wrap(self, name: str, fn):
+        def timed(*args, **kwargs):
+            self._stack.append([time.thread_time(), 0.0])
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                start, children = self._stack.pop()
+                spent = time.thread_time() - start
+                self.total[name] = self.total.get(name, 0.0) + spent - children
+                self.calls[name] = self.calls.get(name, 0) + 1
+                if self._stack:
+                    self._stack[-1][1] += spent
+
+        return timed
+
+    def ui(self) -> float:
+        return sum(self.total.values())
+
+    def snapshot(self) -> dict[str, tuple[float, int]]:
+        return {name: (spent, self.calls[name]) for name, spent in self.total.items()}
+
+    @staticmethod
+    def between(start: dict, end: dict) -> dict[str, tuple[float, int]]:
+        return {name: (spent - start.get(name, (0.0, 0))[0], calls - start.get(name, (0.0, 0))[1])
+                for name, (spent, calls) in end.items()}
+
+
+def instrument(sections: Sections) -> None:
+    """Time the Qt layer's work at class level, before the window exists (Qt binds overrides per instance)."""
+    from PySide6.QtWidgets import QListView
+
+    from desktop_copilot.qt.controller import ChatController
+    from desktop_copilot.qt.transcript_delegate import TranscriptDelegate
+    from desktop_copilot.qt.transcript_view import TranscriptView
+
+    ChatController.flush = sections.wrap("flush (dataChanged)", ChatController.flush)
+    TranscriptDelegate.layout = sections.wrap("row layout (documents)", TranscriptDelegate.layout)
+    TranscriptDelegate.paint = sections.wrap("delegate paint", TranscriptDelegate.paint)
+    TranscriptView.paintEvent = sections.wrap("view paintEvent (Qt)", lambda self, e: QListView.paintEvent(self, e))
+    TranscriptView.doItemsLayout = sections.wrap("view relayout (Qt)", lambda self: QListView.doItemsLayout(self))
+
+
+# --- phase 1: controlled per-update cost at a given reply size -------------------------------------
+
+PAINTS = "view paintEvent (Qt)"
+
+
+def settle(app, sections: Sections, timeout: float = 0.5) -> None:
+    """Process events until Qt has painted the transcript (it schedules paints on a ~5 ms timer)."""
+    before, deadline = sections.calls.get(PAINTS, 0), time.perf_counter() + timeout
+    app.processEvents()
+    while sections.calls.get(PAINTS, 0) == before and time.perf_counter() < deadline:
+        time.sleep(0.0005)
+        app.processEvents()
+
+
+def per_update_cost(app, window, size: int, steps: int, delta_bytes: int, sections: Sections) -> dict[str, list[float]]:
+    """Grow a fresh live reply to `size` bytes through the controller, a frame's worth of deltas per flush (as a
+    500 deltas/s stream arrives), then time `steps` updates of one delta each, paced one per frame: main-thread
+    CPU for apply + flush + events until Qt painted, and for a forced full-viewport repaint; finally finish it."""
+    from desktop_copilot.core import events as ev
+    from desktop_copilot.core.accumulate import accumulate
+    from desktop_copilot.core.models import Conversation, Message
+
+    controller, viewport = window.controller, window.view.viewport()
+    controller.set_conversation(Conversation())
+    message = Message.assistant("claude-bench")
+    controller.on_event(ev.MessageCreated(message=message, message_id=message.id))
+
+    def apply(event) -> None:
+        event.message_id = message.id
+        accumulate(message, event)
+        controller.on_event(event)
+
+    apply(ev.Start(model="claude-bench"))
+    apply(ev.TextStart(index=0))
+    source, length = deltas(delta_bytes), 0
+    viewport.setUpdatesEnabled(False)  # lay the reply out frame by frame as it would stream, without painting each frame
+    while length < size:
+        for _ in range(max(1, int(500 * FRAME_S))):
+            if length >= size:
+                break
+            text = next(source)
+            length += len(text.encode())
+            apply(ev.TextDelta(index=0, text=text))
+        controller.flush()
+        app.processEvents()
+    viewport.setUpdatesEnabled(True)
+    settle(app, sections)
+    out: dict[str, list[float]] = {"update": [], "update_wall": [], "repaint": []}
+    next_at = time.perf_counter()
+    for _ in range(steps):
+        next_at += FRAME_S
+        time.sleep(max(0.0, next_at - time.perf_counter()))
+        cpu, wall = time.thread_time(), time.perf_counter()
+        apply(ev.TextDelta(index=0, text=next(source)))
+        controller.flush()
+        settle(app, sections)
+        out["update"].append((time.thread_time() - cpu) * 1e3)
+        out["update_wall"].append((time.perf_counter() - wall) * 1e3)
+        cpu = time.thread_time()
+        viewport.repaint()
+        out["repaint"].append((time.thread_time() - cpu) * 1e3)
+    row = controller.model.index(controller.model.row_of(message.id), 0)
+    out["row_px"] = [window.view.delegate.row_height(message)]
+    out["shown_px"] = [window.view.visualRect(row).height()]
+    cpu = time.thread_time()
+    apply(ev.Done(reason="end_turn"))
+    controller.flush()
+    settle(app, sections, timeout=5.0)
+    out["finish"] = [(time.thread_time() - cpu) * 1e3]
+    return out
+
+
+# --- phase 2: the live stream ----------------------------------------------------------------------
+
+
+class LagProbe:
+    """A precise 10 ms single-shot timer re-armed on every timeout; records how late each one fired."""
+
+    def __init__(self, interval_ms: int = 10) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.interval = interval_ms / 1e3
+        self.samples: list[tuple[float, float]] = []
+        self._timer = QTimer(singleShot=True, interval=interval_ms, timerType=Qt.TimerType.PreciseTimer)
+        self._timer.timeout.connect(self._fired)
+
+    def start(self) -> None:
+        self._due = time.perf_counter() + self.interval
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _fired(self) -> None:
+        now = time.perf_counter()
+        self.samples.append((now, max(0.0, now - self._due) * 1e3))
+        self.start()
+
+    def between(self, start: float, end: float) -> list[float]:
+        return [lag for at, lag in self.samples if start <= at <= end]
+
+
+def live_stream(app, loop, window, args, sections: Sections) -> dict:
+    import asyncio
+
+    from desktop_copilot.core import events as ev
+
+    controller = window.controller
+    state = {"deltas": 0, "bytes": 0, "first": None, "done": None, "cpu0": 0.0, "cpu1": 0.0, "ui0": 0.0}
+    frames: list[tuple[int, int, float]] = []  # (reply bytes, deltas so far, UI seconds so far) per flush
+    original_on_event, original_flush = controller.on_event, controller.flush
+
+    def on_event(event):
+        if isinstance(event, ev.TextDelta):
+            if state["first"] is None:
+                state.update(first=time.perf_counter(), cpu0=time.thread_time(), ui0=sections.ui(), at_first=sections.snapshot())
+            state["deltas"] += 1
+            state["bytes"] += len(event.text.encode())
+        elif isinstance(event, ev.RunFinished) and state["done"] is None:
+            state.update(done=time.perf_counter(), cpu1=time.thread_time(), ui1=sections.ui(), at_done=sections.snapshot())
+        original_on_event(event)
+
+    def flush():
+        original_flush()
+        frames.append((state["bytes"], state["deltas"], sections.ui()))
+
+    controller.on_event = on_event  # the session looks it up at send time
+    controller._frame.timeout.disconnect()
+    controller._frame.timeout.connect(flush)
+    probe = LagProbe()
+
+    async def run() -> None:
+        probe.start()
+        await asyncio.sleep(1.0)
+        idle_end = time.perf_counter()
+        window.composer.set_text("Write a very long answer, please.")
+        window.composer.submit()
+        deadline = time.monotonic() + args.seconds + GRACE_S
+        while controller.busy and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        state["stopped"] = controller.stop()  # still behind after the grace period: the user presses Stop
+        await controller.wait()
+        await asyncio.sleep(1.0)  # the finished reply is laid out and painted once more
+        state["after"] = time.perf_counter()
+        probe.stop()
+        state["idle"] = probe.between(0.0, idle_end)
+
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    loop.run_until_complete(run())
+    if profiler is not None:
+        profiler.disable()
+        import pstats
+
+        print("\n--- cProfile of the main thread (setup + stream), top 30 by own time ---")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+    if state["first"] is None or state["done"] is None:
+        raise SystemExit(f"the stream did not complete: {state}")
+    state["lag"] = probe.between(state["first"], state["done"])
+    state["finish_lag"] = probe.between(state["done"], state["after"])
+    state["frames"] = frames
+    return state
+
+
+BUCKETS_KB = (0, 10, 50, 150, 300, 600, 1200, 4096)
+
+
+def bucket_costs(frames: list[tuple[int, int, float]]) -> list[tuple[str, int, float, float]]:
+    """(reply size range, flushes, Qt-layer CPU ms per flush, per delta) for the flushes in each size range."""
+    out = []
+    for low, high in zip(BUCKETS_KB, BUCKETS_KB[1:]):
+        cpu = n_deltas = flushes = 0
+        for previous, frame in zip(frames, frames[1:]):
+            if low * 1024 <= frame[0] < high * 1024:
+                flushes += 1
+                cpu += frame[2] - previous[2]
+                n_deltas += frame[1] - previous[1]
+        if flushes:
+            out.append((f"{low}-{high} KB", flushes, cpu / flushes * 1e3, cpu / max(1, n_deltas) * 1e3))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of the live stream (default 20)")
+    parser.add_argument("--rate", type=float, default=500.0, help="text deltas per second (default 500)")
+    parser.add_argument("--delta-bytes", type=int, default=200, help="UTF-8 bytes per delta (default 200)")
+    parser.add_argument("--sizes", type=lambda v: [float(x) for x in v.split(",")], default=[1, 50, 100],
+                        help="reply sizes in KB for the per-update phase, smallest first (default 1,50,100)")
+    parser.add_argument("--rounds", type=int, default=4, help="fresh replies per size in the per-update phase")
+    parser.add_argument("--steps", type=int, default=5, help="timed updates per reply in the per-update phase")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of the main thread during the stream")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        return serve(args.rate, args.seconds, args.delta_bytes)
+
+    home = tempfile.TemporaryDirectory(prefix="bench-home-")
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", "--rate", str(args.rate), "--seconds", str(args.seconds),
+         "--delta-bytes", str(args.delta_bytes)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        url = server.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise SystemExit("the loopback server did not start")
+        os.environ.update(
+            ANTHROPIC_API_KEY="sk-ant-bench-fake", ANTHROPIC_BASE_URL=url, DESKTOP_COPILOT_HOME=home.name,
+            QT_QPA_PLATFORM="offscreen",
+        )
+        for name in ("TAVILY_API_KEY", "TAVILY_BASE_URL", "DESKTOP_COPILOT_MODEL"):
+            os.environ.pop(name, None)
+        run(args)
+    finally:
+        server.stdin.close()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        home.cleanup()
+
+
+def run(args) -> None:
+    import asyncio
+
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication([sys.argv[0]])
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    sections = Sections()
+    instrument(sections)
+    from desktop_copilot.app.gui import create_main_window
+    from desktop_copilot.core.config import AppConfig
+    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.runtime import Runtime
+    from desktop_copilot.core.storage.store import Store
+
+    import anthropic  # noqa: F401 - the window warms this import in the background before a user can type
+
+    paths = AppPaths.resolve().ensure()
+    store = Store(paths.database)
+    window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+    window.show()
+    app.processEvents()
+    rss_window = vm("VmRSS")
+
+    print(f"window {window.width()}x{window.height()}, transcript viewport {window.view.viewport().width()}x"
+          f"{window.view.viewport().height()}, Qt platform {app.platformName()}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"\n[1] per-update cost on the main thread (CPU ms), one ~{args.delta_bytes} B delta per frame, "
+          f"{args.rounds} fresh replies x {args.steps} updates per size, sizes interleaved")
+    pooled: dict[int, dict[str, list[float]]] = {int(kb * 1024): {} for kb in args.sizes}
+    for _ in range(args.rounds):
+        for size, values in pooled.items():
+            for key, samples in per_update_cost(app, window, size, args.steps, args.delta_bytes, sections).items():
+                values.setdefault(key, []).extend(samples)
+    med = {size: {key: statistics.median(v) for key, v in values.items()} for size, values in pooled.items()}
+    for size, m in med.items():
+        print(f"  reply ~{size / 1024:>3.0f} KB: update (delta+flush+Qt's repaint) {m['update']:6.2f} ms (wall {m['update_wall']:6.2f} ms);"
+              f" forced full-viewport repaint {m['repaint']:6.2f} ms; finishing the reply {m['finish']:6.1f} ms")
+        if m["shown_px"] < m["row_px"]:
+            print(f"    !! the row is {m['row_px']:.0f} px tall but QListView gives it {m['shown_px']:.0f} px: the end of the reply"
+                  " lies outside the row, is never painted, and this size's figures understate the cost")
+    base_size, base = next(iter(med.items()))
+    for size, m in list(med.items())[1:]:
+        print(f"  ratio {size / 1024:.0f} KB / {base_size / 1024:.0f} KB: update {m['update'] / base['update']:.1f}x,"
+              f" repaint {m['repaint'] / base['repaint']:.1f}x, finish {m['finish'] / base['finish']:.1f}x"
+              "   (1.0x = cost independent of reply length)")
+
+    print(f"\n[2] live stream offered at {args.rate:.0f} deltas/s x ~{args.delta_bytes} B for {args.seconds:.0f} s "
+          f"({args.rate * args.delta_bytes * args.seconds / 1024:.0f} KB) by the loopback server")
+    sections.total.clear()
+    sections.calls.clear()
+    state = live_stream(app, loop, window, args, sections)
+    wall = state["done"] - state["first"]
+    cpu = state["cpu1"] - state["cpu0"]
+    ui = state["ui1"] - state["ui0"]
+    idle, lag, finish = state["idle"], state["lag"], state["finish_lag"]
+    print(f"  delivered {state['deltas']} deltas, {state['bytes'] / 1024:.0f} KB in {wall:.1f} s "
+          f"({state['deltas'] / wall:.0f} deltas/s){'; Stop pressed after the grace period' if state['stopped'] else ''};"
+          f" {len(state['frames'])} flushes ({len(state['frames']) / wall:.1f}/s)")
+    for label, values in (("idle (1 s before send)", idle), ("while streaming", lag), ("after the reply ended", finish)):
+        print(f"  event-loop lag {label:<23} p50 {pct(values, 50):7.1f} ms  p99 {pct(values, 99):7.1f} ms"
+              f"  max {max(values, default=float('nan')):7.1f} ms  ({len(values)} samples)")
+    print(f"  main-thread CPU while streaming {cpu:.2f} s of {wall:.2f} s wall ({100 * cpu / wall:.0f} %);"
+          f" of it in the instrumented Qt layer {ui:.2f} s ({100 * ui / max(cpu, 1e-9):.0f} %)")
+    for name, (spent, calls) in sorted(Sections.between(state["at_first"], state["at_done"]).items(), key=lambda kv: -kv[1][0]):
+        print(f"    {name:<24} {spent:6.2f} s CPU  {calls:>6} calls  {spent / max(1, calls) * 1e3:8.2f} ms/call")
+    after = Sections.between(state["at_done"], sections.snapshot())
+    print(f"  after the reply ended: {sum(v[0] for v in after.values()):.2f} s CPU in the Qt layer"
+          f" (row layout {after.get('row layout (documents)', (0, 0))[0]:.2f} s: the exact re-render of the whole reply)")
+    print("  Qt-layer CPU per flush and per delta, by reply size when flushed:")
+    for label, flushes, per_flush, per_delta in bucket_costs(state["frames"]):
+        print(f"    {label:>13}: {per_flush:8.2f} ms per flush, {per_delta:6.3f} ms per delta ({flushes} flushes)")
+    print(f"\nRSS after the window was shown {rss_window:.0f} MB, at the end {vm('VmRSS'):.0f} MB, peak (VmHWM) {vm('VmHWM'):.0f} MB;"
+          f" load average now {os.getloadavg()[0]:.2f}")
+    print(json.dumps({
+        "lag_ms": {"p50": pct(lag, 50), "p99": pct(lag, 99), "max": max(lag)},
+        "finish_lag_max_ms": max(finish, default=None),
+        "update_cpu_ms": {f"{size / 1024:.0f}KB": m["update"] for size, m in med.items()},
+        "repaint_cpu_ms": {f"{size / 1024:.0f}KB": m["repaint"] for size, m in med.items()},
+        "main_cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "delivered_kb": state["bytes"] // 1024,
+        "peak_rss_mb": vm("VmHWM"),
+    }))
+    window.close()
+    loop.run_until_complete(window.controller.aclose())
+    store.close()
+    loop.close()  # also stops qasync's executor threads (Qt aborts if a running QThread is destroyed)
+    asyncio.set_event_loop(None)
+
+
+if __name__ == "__main__":
+    main()
