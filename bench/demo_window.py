@@ -3,8 +3,9 @@
     DISPLAY=:99 dbus-run-session python bench/demo_window.py --out docs/screenshots
 
 The reply streams thinking, a `tavily_search` call and a Markdown answer (Chinese text, a Python code
-block, a table). Screenshots: `streaming.png` (mid-run), `main_window.png` (finished, collapsed) and
-`expanded.png` (thinking and tool card expanded). `--stay` keeps the window open instead of quitting.
+block, a table). Screenshots: `streaming.png` and `tool_running.png` (mid-run), `main_window.png`
+(finished, collapsed) and `expanded.png` (thinking and tool card expanded). `--scenario error` streams
+a reply that breaks off with an overloaded error (`error.png`). `--stay` keeps the window open.
 Not part of the test run.
 """
 
@@ -81,6 +82,18 @@ def script(server: LoopbackServer) -> None:
     server.enqueue("/search", search)
 
 
+ERROR_PROMPT = "Summarise the plot of 红楼梦 in three paragraphs."
+PARTIAL = "**红楼梦** follows the decline of the wealthy Jia family through the eyes of Jia Baoyu, " \
+    "a sensitive young heir, and his cousins Lin Daiyu and Xue Baochai.\n\nThe first part of the novel "
+
+
+def script_error(server: LoopbackServer) -> None:
+    """A reply that breaks off with an `overloaded_error` event after some text (HTTP 200 already sent)."""
+    events = anthropic_text_reply(PARTIAL, pieces=30, msg_id="msg_demo_err")[:-3]
+    events.append({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    server.enqueue("/v1/messages", sse_response(events, delay=0.03))
+
+
 def _more_thinking(events: list[dict]) -> list[dict]:
     """Re-split the thinking into word-sized deltas, so the live timer visibly runs."""
     out, words = [], THINKING.split(" ")
@@ -116,11 +129,12 @@ def main() -> int:
     parser.add_argument("--stay", action="store_true")
     parser.add_argument("--width", type=int, default=1100)
     parser.add_argument("--height", type=int, default=960)
+    parser.add_argument("--scenario", choices=["weather", "error"], default="weather")
     options = parser.parse_args()
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     server = LoopbackServer().start()
-    script(server)
+    (script_error if options.scenario == "error" else script)(server)
     os.environ.update({
         "ANTHROPIC_API_KEY": "sk-ant-demo", "ANTHROPIC_BASE_URL": server.url,
         "TAVILY_API_KEY": "tvly-demo", "TAVILY_BASE_URL": server.url,
@@ -144,6 +158,10 @@ def main() -> int:
         print("saved", out / name, flush=True)
 
     def when_idle() -> None:
+        if options.scenario == "error":
+            shot("error.png")
+            options.stay or window.close()
+            return
         shot("main_window.png")
         delegate, model = window.view.delegate, window.controller.model
         first_reply = model.message_at(1)
@@ -154,14 +172,16 @@ def main() -> int:
         QTimer.singleShot(400, lambda: (shot("expanded.png"), options.stay or window.close()))
 
     window.controller.sig_busy_changed.connect(lambda busy: busy or QTimer.singleShot(600, when_idle))
-    _shoot_when(window, _thinking_moment, shot, "streaming.png")
-    _shoot_when(window, _tool_running_moment, shot, "tool_running.png")
-    window.composer.set_text(PROMPT)
+    if options.scenario == "weather":
+        _shoot_when(window, _thinking_moment, shot, "streaming.png")
+        _shoot_when(window, _tool_running_moment, shot, "tool_running.png")
+    window.composer.set_text(ERROR_PROMPT if options.scenario == "error" else PROMPT)
     QTimer.singleShot(300, window.composer.submit)
     try:
         run_until_closed(window, loop)
     finally:
         store.close()
+        loop.close()
         server.stop()
     return 0
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -263,27 +262,31 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
     from desktop_copilot.core import events as ev
 
     controller = window.controller
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
     state = {"deltas": 0, "bytes": 0, "first": None, "done": None, "cpu0": 0.0, "cpu1": 0.0, "ui0": 0.0}
-    frames: list[tuple[int, int, float]] = []  # (reply bytes, deltas so far, UI seconds so far) per flush
-    original_on_event, original_flush = controller.on_event, controller.flush
+    frames: list[tuple[int, int, float]] = []  # (reply bytes, deltas so far, Qt-layer CPU so far) per row update
+    original_on_event = controller.on_event
 
     def on_event(event):
         if isinstance(event, ev.TextDelta):
             if state["first"] is None:
                 state.update(first=time.perf_counter(), cpu0=time.thread_time(), ui0=sections.ui(), at_first=sections.snapshot())
+                if profiler is not None:
+                    profiler.enable()
             state["deltas"] += 1
             state["bytes"] += len(event.text.encode())
         elif isinstance(event, ev.RunFinished) and state["done"] is None:
             state.update(done=time.perf_counter(), cpu1=time.thread_time(), ui1=sections.ui(), at_done=sections.snapshot())
+            if profiler is not None:
+                profiler.disable()
         original_on_event(event)
 
-    def flush():
-        original_flush()
-        frames.append((state["bytes"], state["deltas"], sections.ui()))
-
     controller.on_event = on_event  # the session looks it up at send time
-    controller._frame.timeout.disconnect()
-    controller._frame.timeout.connect(flush)
+    controller.model.dataChanged.connect(lambda *_: frames.append((state["bytes"], state["deltas"], sections.ui())))
     probe = LagProbe()
 
     async def run() -> None:
@@ -302,19 +305,12 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
         probe.stop()
         state["idle"] = probe.between(0.0, idle_end)
 
-    profiler = None
-    if args.profile:
-        import cProfile
-
-        profiler = cProfile.Profile()
-        profiler.enable()
     loop.run_until_complete(run())
     if profiler is not None:
-        profiler.disable()
         import pstats
 
-        print("\n--- cProfile of the main thread (setup + stream), top 30 by own time ---")
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+        print("\n--- cProfile of the main thread from the first delta to the end of the run, top 25 by own time ---")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     if state["first"] is None or state["done"] is None:
         raise SystemExit(f"the stream did not complete: {state}")
     state["lag"] = probe.between(state["first"], state["done"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 WARM_IMPORT_DELAY_MS = 800
 """After the window is up, the provider SDK (about 1 s to import) is imported in a background thread."""
+SIGNAL_POLL_MS = 300
 
 
 def open_conversation(store: Store | None) -> Conversation:
@@ -76,10 +78,19 @@ def create_application(argv: Sequence[str] | None = None) -> tuple[QApplication,
 
 
 def run_until_closed(window: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
-    """Run the loop until the window closes, then cancel any run and close the HTTP clients."""
+    """Run the loop until the window closes (or Ctrl+C in the terminal closes it), then cancel any
+    run and close the HTTP clients."""
     closed: asyncio.Future = loop.create_future()
     window.sig_closed.connect(lambda: closed.done() or closed.set_result(None))
-    loop.run_until_complete(_run_until_closed(window, closed))
+    previous = signal.signal(signal.SIGINT, lambda *_: window.close())
+    wake = QTimer(window, interval=SIGNAL_POLL_MS)  # lets Python run its signal handlers
+    wake.timeout.connect(lambda: None)
+    wake.start()
+    try:
+        loop.run_until_complete(_run_until_closed(window, closed))
+    finally:
+        wake.stop()
+        signal.signal(signal.SIGINT, previous)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -214,12 +214,11 @@ def standard_lookup(store: KeyringKeys, environ: dict[str, str] | None = None) -
 
 def describe_error(exc: BaseException) -> str:
     """A keyring or D-Bus failure in plain words."""
-    from keyring import errors
-
     kind = type(exc).__name__
-    if isinstance(exc, errors.NoKeyringError):
+    kinds = {cls.__name__ for cls in type(exc).__mro__}  # by name: keyring itself may be what failed to load
+    if "NoKeyringError" in kinds:
         return NO_KEYRING
-    if isinstance(exc, errors.KeyringLocked) or kind in ("LockedException", "PromptDismissedException"):
+    if kinds & {"KeyringLocked", "LockedException", "PromptDismissedException"}:
         return "the keyring is locked and was not unlocked (was the unlock prompt dismissed?)"
     text = " ".join(str(exc).split())
     if kind.startswith("DBus") or "dbus" in type(exc).__module__.lower() or "jeepney" in type(exc).__module__:

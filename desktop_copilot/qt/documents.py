@@ -113,6 +113,17 @@ def documents_height(documents: Documents) -> int:
     return int(sum(_height(item) for item in documents) + 0.999)
 
 
+def anchor_at(documents: Documents, x: float, y: float) -> str:
+    """The link target under (x, y), relative to the top-left of the stacked documents, or ""."""
+    flat = [d for item in documents for d in (item.documents if isinstance(item, DocumentStack) else [item])]
+    for document in flat:
+        height = document.size().height()
+        if y < height:
+            return document.documentLayout().anchorAt(QPointF(x, y)) if x >= 0 else ""
+        y -= height
+    return ""
+
+
 class DocumentCache:
     """Least-recently-used laid-out documents, at most `capacity` of them (one per row would cost GBs)."""
 

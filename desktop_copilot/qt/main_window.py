@@ -3,19 +3,33 @@ status bar with token usage. All behaviour lives in the controller; this wires s
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QPainter, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_copilot.core.models import Usage
 from desktop_copilot.qt.composer import Composer
-from desktop_copilot.qt.controller import ChatController
+from desktop_copilot.qt.controller import ChatController, conversation_usage
 from desktop_copilot.qt.error_banner import ErrorBanner
 from desktop_copilot.qt.styles import window_style_sheet
 from desktop_copilot.qt.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript_view import TranscriptView
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that elides instead of forcing the window wider (long conversation titles)."""
+
+    def __init__(self, parent: QWidget | None = None, objectName: str = "") -> None:  # noqa: N803 - Qt name
+        super().__init__(parent, objectName=objectName)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt name
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
+        painter.drawText(self.contentsRect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
 
 
 def format_usage(usage: Usage) -> str:
@@ -36,7 +50,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Desktop Copilot")
         self.resize(1100, 820)
         self.setStyleSheet(window_style_sheet(DEFAULT_THEME))
-        self.title_label = QLabel(objectName="conversationTitle")
+        self.title_label = ElidedLabel(objectName="conversationTitle")
         self.model_label = QLabel(objectName="modelLabel")
         self.view = TranscriptView(controller.model, parent=self)
         self.banner = ErrorBanner()
@@ -45,7 +59,7 @@ class MainWindow(QMainWindow):
         self._build_layout()
         self._connect()
         self._refresh_header()
-        self.usage_label.setText(format_usage(Usage()))
+        self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
         self.view.scrollToBottom()
         self.composer.focus()
 

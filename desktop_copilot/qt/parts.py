@@ -66,8 +66,13 @@ class PaintEnv:
     clock: Callable[[], float] = time.time
     """Wall-clock seconds, as the models' timestamps are (tests pass a fake)."""
 
-    def cached(self, key: Hashable, build: Callable[[], QTextDocument]) -> QTextDocument:
-        return self.documents.get(key, build)
+    def cached(self, key: Hashable, width: int, build: Callable[[], QTextDocument]) -> QTextDocument:
+        """The document for `key` (content identity, not width), re-wrapped to `width` if needed:
+        re-wrapping is much cheaper than rendering the Markdown again after a resize."""
+        document = self.documents.get(key, build)
+        if document.textWidth() != width:
+            document.setTextWidth(width)
+        return document
 
     def column(self, row: QRect) -> QRect:
         """The reading column inside a row: centred, at most `max_column_width` wide."""

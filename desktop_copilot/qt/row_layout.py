@@ -18,6 +18,7 @@ from desktop_copilot.core.models import (
 )
 from desktop_copilot.qt.thinking_parts import RedactedThinking, ThinkingSection
 from desktop_copilot.qt.tool_card import ToolCard
+from desktop_copilot.qt.documents import anchor_at as documents_anchor_at
 from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
 from desktop_copilot.qt.text_parts import MarkdownText, Notice, RawNotice, UserBubble, WaitingDots
 
@@ -72,6 +73,15 @@ class RowLayout:
             if area is not None and area.contains(pos):
                 return part
         return None
+
+
+def anchor_at(row: RowLayout, pos: QPoint, column: QRect) -> str:
+    """The link under `pos` (row coordinates) in a Markdown part, or ""."""
+    for part in row.parts:
+        rect = row.part_rect(part, column)
+        if part.kind == "text" and rect.contains(pos):
+            return documents_anchor_at(part.documents, pos.x() - rect.left(), pos.y() - rect.top())
+    return ""
 
 
 def layout_row(message: Message, width: int, expanded: frozenset[int], env: PaintEnv) -> RowLayout:

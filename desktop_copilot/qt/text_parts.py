@@ -25,8 +25,8 @@ class UserBubble(PartPainter):
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
         text = part.message.text
         inner = self._text_width(width)
-        key = ("user", part.message.id, len(text), inner)
-        part.documents = [env.cached(key, lambda: plain_document(text, inner, env.theme, env.theme.font("body")))]
+        key = ("user", part.message.id, len(text))
+        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, env.theme.font("body")))]
         return documents_height(part.documents) + 2 * BUBBLE_PAD_Y
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
@@ -38,7 +38,7 @@ class UserBubble(PartPainter):
 
 
 class MarkdownText(PartPainter):
-    """Finished text: one exact render, cached by text length (text only ever grows) and width.
+    """Finished text: one exact render, cached by text length (text only ever grows), re-wrapped on resize.
     Streaming text: a `LiveMarkdown` stack, so a delta never re-renders the whole reply."""
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
@@ -47,8 +47,8 @@ class MarkdownText(PartPainter):
             live = env.live.get(part.message.id, part.index, lambda: LiveMarkdown(env.theme))
             part.documents = live.update(text, width)
         else:
-            key = ("md", part.message.id, part.index, len(text), width)
-            part.documents = [env.cached(key, lambda: markdown_document(text, width, env.theme))]
+            key = ("md", part.message.id, part.index, len(text))
+            part.documents = [env.cached(key, width, lambda: markdown_document(text, width, env.theme))]
         return documents_height(part.documents)
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:

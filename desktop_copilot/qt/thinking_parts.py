@@ -41,8 +41,8 @@ class ThinkingSection(PartPainter):
         if self._thinking_live(part):
             part.documents = env.live.get(part.message.id, part.index, lambda: LivePlainText(env.theme, font)).update(block.thinking, inner)
         else:
-            key = ("thinking", part.message.id, part.index, len(block.thinking), inner)
-            part.documents = [env.cached(key, lambda: plain_document(block.thinking, inner, env.theme, font))]
+            key = ("thinking", part.message.id, part.index, len(block.thinking))
+            part.documents = [env.cached(key, inner, lambda: plain_document(block.thinking, inner, env.theme, font))]
         return header + self.GAP + documents_height(part.documents) + 4
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:

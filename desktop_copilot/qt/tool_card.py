@@ -59,7 +59,7 @@ class ToolCard(PartPainter):
     def _documents(self, part: Part, env: PaintEnv, width: int) -> list[QTextDocument]:
         theme, font = env.theme, env.theme.font("mono")
         return [
-            env.cached(("tool", part.message.id, part.index, n, len(text), width), lambda text=text: plain_document(text, width, theme, font))
+            env.cached(("tool", part.message.id, part.index, n, len(text)), width, lambda text=text: plain_document(text, width, theme, font))
             for n, (_label, text) in enumerate(detail_sections(part.block))
         ]
 

@@ -1,17 +1,18 @@
 """Paints transcript rows from small per-part painters; caches row heights and a bounded number of
-row layouts, and toggles thinking sections and tool cards on click (state per message and block)."""
+row layouts; toggles thinking sections and tool cards on click (state per message and block) and
+reports clicked links."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QPainter
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop_copilot.core.models import Message
 from desktop_copilot.qt.parts import PaintEnv
-from desktop_copilot.qt.row_layout import PAINTERS, RowLayout, layout_row
+from desktop_copilot.qt.row_layout import PAINTERS, RowLayout, anchor_at, layout_row
 from desktop_copilot.qt.transcript_model import TranscriptModel
 
 LAYOUT_CACHE_ROWS = 96
@@ -19,6 +20,8 @@ LAYOUT_CACHE_ROWS = 96
 
 
 class TranscriptDelegate(QStyledItemDelegate):
+    sig_link_activated = Signal(str)
+
     def __init__(self, parent=None, env: PaintEnv | None = None) -> None:
         super().__init__(parent)
         self.env = env or PaintEnv()
@@ -94,32 +97,44 @@ class TranscriptDelegate(QStyledItemDelegate):
         indices = self._expanded.setdefault(message_id, set())
         (indices.add if expanded else indices.discard)(block_index)
 
-    def toggle_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
-        """Expand or collapse the part under `pos` (view coordinates) of the row at `rect`."""
+    def _hit(self, index: QModelIndex, rect: QRect, pos: QPoint):
+        """(message, row layout, column, position in row coordinates) for a point in view coordinates."""
         message = index.data(TranscriptModel.MessageRole)
         if message is None:
-            return False
+            return None
         row = self.layout(message)
-        column = self.env.column(QRect(0, 0, self.width, row.height))
-        part = row.toggle_at(pos - rect.topLeft(), column, self.env)
-        if part is None:
+        return message, row, self.env.column(QRect(0, 0, self.width, row.height)), pos - rect.topLeft()
+
+    def toggle_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
+        """Expand or collapse the part under `pos` (view coordinates) of the row at `rect`."""
+        hit = self._hit(index, rect, pos)
+        part = hit and hit[1].toggle_at(hit[3], hit[2], self.env)
+        if not part:
             return False
+        message = hit[0]
         self.set_expanded(message.id, part.index, not self.is_expanded(message.id, part.index))
         self.sizeHintChanged.emit(index)
         return True
 
-    def is_toggle_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
-        message = index.data(TranscriptModel.MessageRole)
-        if message is None:
-            return False
-        row = self.layout(message)
-        return row.toggle_at(pos - rect.topLeft(), self.env.column(QRect(0, 0, self.width, row.height)), self.env) is not None
+    def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
+        hit = self._hit(index, rect, pos)
+        return anchor_at(hit[1], hit[3], hit[2]) if hit else ""
+
+    def is_clickable_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
+        hit = self._hit(index, rect, pos)
+        return bool(hit) and (hit[1].toggle_at(hit[3], hit[2], self.env) is not None or bool(anchor_at(hit[1], hit[3], hit[2])))
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: N802
-        if (
+        if not (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(event, QMouseEvent)
             and event.button() == Qt.MouseButton.LeftButton
         ):
-            return self.toggle_at(index, option.rect, event.position().toPoint())
+            return False
+        pos = event.position().toPoint()
+        if self.toggle_at(index, option.rect, pos):
+            return True
+        if link := self.link_at(index, option.rect, pos):
+            self.sig_link_activated.emit(link)
+            return True
         return False

@@ -1,10 +1,11 @@
 """The transcript list view: per-pixel scrolling, sticks to the bottom while a reply streams unless the
-user scrolled up, debounced re-layout on resize, live timers repainted while busy, copy menu."""
+user scrolled up, debounced re-layout on resize, live timers repainted while busy, links opened in the
+browser, a copy menu."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QMouseEvent
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, QUrl
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QMenu
 
 from desktop_copilot.qt.transcript_delegate import TranscriptDelegate
@@ -41,6 +42,7 @@ class TranscriptView(QListView):
         self._sized = False
         self._tick = QTimer(self, interval=TICK_MS)
         self._tick.timeout.connect(self.viewport().update)
+        self.delegate.sig_link_activated.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
 
     # --- scrolling -------------------------------------------------------------------
 
@@ -86,8 +88,8 @@ class TranscriptView(QListView):
         super().mouseMoveEvent(event)
         pos = event.position().toPoint()
         index = self.indexAt(pos)
-        over_toggle = index.isValid() and self.delegate.is_toggle_at(index, self.visualRect(index), pos)
-        self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if over_toggle else Qt.CursorShape.ArrowCursor)
+        clickable = index.isValid() and self.delegate.is_clickable_at(index, self.visualRect(index), pos)
+        self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt name
         if event.type() == QEvent.Type.Leave:

@@ -60,7 +60,7 @@ def test_status_names_gnome_keyring(store):
     assert status.backend == "Secret Service (gnome-keyring)"
 
 
-def test_set_get_replace_delete(store):
+def test_set_get_replace_delete(store, secret_service):
     first, second = new_value(), new_value()
     assert store.get("anthropic") is None
     assert store.set("anthropic", f"{first}\n").persisted
@@ -69,7 +69,7 @@ def test_set_get_replace_delete(store):
 
     assert store.set("anthropic", second).persisted
     assert store.get("anthropic").secret.reveal() == second
-    fresh = KeyringKeys(store._given, service=store.service)  # another process would see the same
+    fresh = KeyringKeys(secret_service, service=store.service)  # a new store reads it back from the daemon
     assert fresh.get("anthropic").secret.reveal() == second
 
     assert store.delete("anthropic") is True

@@ -160,3 +160,26 @@ def test_every_kind_of_part_paints(qtbot, view):
     assert not image.isNull()
     kinds = [[p.kind for p in view.delegate.layout(m).parts] for m in (failed, stopped, streaming)]
     assert kinds == [["redacted", "raw", "text", "notice"], ["tool", "notice"], ["waiting"]]
+
+
+def test_clicking_a_link_opens_it(qtbot, monkeypatch):
+    from desktop_copilot.qt import transcript_view
+
+    opened = []
+    monkeypatch.setattr(transcript_view.QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    reply = Message.assistant()
+    reply.blocks = [TextBlock(text="See [the docs](https://example.com/docs) for more.")]
+    model = TranscriptModel()
+    model.set_messages([reply])
+    view = TranscriptView(model)
+    qtbot.addWidget(view)
+    view.resize(700, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    index, delegate = model.index(0, 0), view.delegate
+    rect = view.visualRect(index)
+    y = rect.top() + DEFAULT_THEME.row_spacing // 2 + 8
+    spot = next(QPoint(x, y) for x in range(rect.left(), rect.right(), 4) if delegate.link_at(index, rect, QPoint(x, y)))
+    with qtbot.waitSignal(delegate.sig_link_activated) as link:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=spot)
+    assert link.args == ["https://example.com/docs"] and opened == ["https://example.com/docs"]
