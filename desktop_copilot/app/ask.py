@@ -101,16 +101,19 @@ async def _ask(args: argparse.Namespace) -> int:
     from desktop_copilot.core.chat import ChatSession
     from desktop_copilot.core.runtime import MissingKeyError
 
+    if args.max_tool_rounds is not None and args.max_tool_rounds < 0:
+        print("error: --max-tool-rounds must be 0 or more", file=sys.stderr)
+        return EXIT_USAGE
+    if args.thinking_budget is not None and args.thinking_budget < 1024:
+        print("error: --thinking-budget must be at least 1024 tokens", file=sys.stderr)
+        return EXIT_USAGE
     runtime = build_runtime(
         model=args.model, thinking_budget=args.thinking_budget, max_tool_rounds=args.max_tool_rounds,
         system=args.system,
     )
+    store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings)
     for problem in runtime.warnings:
         print(f"warning: {problem}", file=sys.stderr)
-    if args.max_tool_rounds is not None and args.max_tool_rounds < 0:
-        print("error: --max-tool-rounds must be 0 or more", file=sys.stderr)
-        return EXIT_USAGE
-    store = None if args.no_save and not args.continue_ else open_store(runtime.paths)
     try:
         conversation = Conversation(model=runtime.config.model, system=args.system)
         if args.continue_:

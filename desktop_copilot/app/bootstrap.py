@@ -8,7 +8,7 @@ from desktop_copilot.core.config import AppConfig, environment_overrides
 from desktop_copilot.core.keyring_store import KeyringKeys, standard_lookup
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys
+from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.core.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.store import Store
 
@@ -48,10 +48,10 @@ def apply_settings(runtime: Runtime, settings: Settings, **overrides: Any) -> No
     runtime.switched_off_tools = set(settings.disabled_tools)
 
 
-def keyring_warning(key_store: KeyringKeys, environ: dict[str, str] | None = None) -> str | None:
-    """Words for the user when no keyring is usable; None when one is, or the environment has the Anthropic key."""
+def keyring_warning(key_store: KeyringKeys) -> str | None:
+    """Words for the user when no keyring is usable (keys then come from the environment only)."""
     status = key_store.status()
-    if status.usable or EnvironmentKeys(environ).get("anthropic") is not None:
+    if status.usable:
         return None
     env_vars = " / ".join(spec.env_var for spec in KNOWN_KEYS.values())
     return (
@@ -60,5 +60,11 @@ def keyring_warning(key_store: KeyringKeys, environ: dict[str, str] | None = Non
     )
 
 
-def open_store(paths: AppPaths) -> Store:
-    return Store(paths.database)
+def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
+    """The conversation database after an integrity check; a damaged file is kept aside and reported."""
+    store, problem = Store.open_checked(paths.database)
+    if problem is not None and warnings is not None:
+        warnings.append(str(problem))
+    if store.backup_path is not None and warnings is not None:
+        warnings.append(f"The database was upgraded; the previous version was kept at {store.backup_path}.")
+    return store

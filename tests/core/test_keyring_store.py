@@ -280,7 +280,8 @@ def test_build_runtime_works_with_an_environment_key_and_no_keyring(monkeypatch)
     monkeypatch.setattr(keyring_store, "default_backend", fail.Keyring)
     monkeypatch.setenv("ANTHROPIC_API_KEY", VALUE)
     runtime = build_runtime()
-    assert runtime.warnings == []
+    assert len(runtime.warnings) == 1 and runtime.warnings[0].startswith("No usable keyring")
+    assert VALUE not in runtime.warnings[0]
     assert runtime.keys.get("anthropic").source == "environment"
     assert runtime.provider() is not None
 

@@ -88,7 +88,9 @@ def test_wheel_ships_the_assets():
     assert (ASSETS / "__init__.py").is_file()
 
 
-def test_qt_loads_the_icon_files(qapp_offscreen):
+def test_qt_loads_the_icon_files(qapp):
+    """QIcon from the paths (what the window does), and the SVG through Qt's svg image-format plugin."""
+    pytest.importorskip("PySide6.QtSvg")
     from PySide6.QtGui import QIcon, QImage
 
     icon = QIcon()
@@ -96,16 +98,8 @@ def test_qt_loads_the_icon_files(qapp_offscreen):
         icon.addFile(str(path))
     assert not icon.isNull()
     assert {s.width() for s in icon.availableSizes()} >= set(resources.ICON_SIZES)
-    svg = QImage(str(resources.icon_path()))  # needs Qt's svg image-format plugin
+    svg = QImage(str(resources.icon_path()))
     assert not svg.isNull() and svg.width() > 0
-
-
-@pytest.fixture
-def qapp_offscreen():
-    pytest.importorskip("PySide6.QtSvg")
-    from PySide6.QtGui import QGuiApplication
-
-    yield QGuiApplication.instance() or QGuiApplication([])
 
 
 def test_desktop_entry_is_valid():
@@ -148,6 +142,10 @@ def spec_excluded_files() -> list[tuple[str, str]]:
         "PySide6/Qt/lib/libQt6DBus.so.6",
         "PySide6/Qt/lib/libQt6WaylandClient.so.6",
         "PySide6/Qt6Widgets.dll",
+        "PySide6/plugins/platforms/qwindows.dll",
+        "PySide6/plugins/imageformats/qsvg.dll",
+        "PySide6/Qt/lib/QtGui.framework/Versions/A/QtGui",
+        "PySide6/Qt/plugins/platforms/libqcocoa.dylib",
         "desktop_copilot/assets/desktop-copilot.svg",
     ],
 )
@@ -167,6 +165,11 @@ def test_spec_keeps_what_the_window_needs(path):
         "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
         "PySide6/Qt/plugins/platforms/libqvnc.so",
         "PySide6/Qt/plugins/tls/libqopensslbackend.so",
+        "PySide6/translations/qtbase_fr.qm",
+        "PySide6/plugins/platforms/qdirect2d.dll",
+        "PySide6/plugins/imageformats/qtiff.dll",
+        "PySide6/opengl32sw.dll",
+        "PySide6/Qt/lib/QtQuick.framework/Versions/A/QtQuick",
     ],
 )
 def test_spec_leaves_out_what_it_does_not_need(path):
