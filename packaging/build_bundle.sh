@@ -17,6 +17,11 @@ if ! "$python" -c "import PyInstaller" 2>/dev/null; then
     exit 2
 fi
 
+if [[ "$(uname -s)" == Linux ]] && ! command -v strip >/dev/null; then
+    echo "build_bundle: 'strip' is missing (PyInstaller strips the Linux bundle): apt-get install binutils" >&2
+    exit 2
+fi
+
 start=$(date +%s.%N)
 "$python" -m PyInstaller --noconfirm --clean --log-level "${PYINSTALLER_LOG_LEVEL:-WARN}" \
     --distpath "$root/dist" --workpath "$root/build/pyinstaller" "$root/packaging/desktop-copilot.spec"
