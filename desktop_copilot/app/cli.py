@@ -32,5 +32,5 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         from desktop_copilot.app.gui import main as gui_main
 
-        return gui_main([sys.argv[0], *argv])
+        return gui_main(argv)
     return args.run(args)

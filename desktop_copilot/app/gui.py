@@ -6,18 +6,21 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from desktop_copilot import resources
+from desktop_copilot.app.bootstrap import build_runtime, open_store
+
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.models import Conversation
-from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.controller import ChatController
@@ -29,6 +32,7 @@ log = logging.getLogger(__name__)
 WARM_IMPORT_DELAY_MS = 800
 """After the window is up, the provider SDK (about 1 s to import) is imported in a background thread."""
 SIGNAL_POLL_MS = 300
+EXIT_AFTER_SHOW_ENV = "DESKTOP_COPILOT_EXIT_AFTER_SHOW"
 
 
 def open_conversation(store: Store | None) -> Conversation:
@@ -93,16 +97,26 @@ def run_until_closed(window: MainWindow, loop: asyncio.AbstractEventLoop) -> Non
         signal.signal(signal.SIGINT, previous)
 
 
+def _set_app_icon(app: QApplication) -> None:
+    icon = QIcon()
+    for path in resources.app_icon():
+        icon.addFile(str(path))
+    app.setWindowIcon(icon)
+    app.setDesktopFileName("desktop-copilot")  # the Wayland app id, matching the .desktop entry
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     app, loop = create_application(argv)
-    paths = AppPaths.resolve().ensure()
-    runtime = Runtime(paths, AppConfig.from_environment())
-    store = Store(paths.database)
+    _set_app_icon(app)
+    runtime = build_runtime(check_keyring=False)  # the keyring is asked once the window is up
+    store = open_store(runtime.paths, runtime.warnings)
     store.mark_unfinished_interrupted()
     try:
         window = create_main_window(runtime, store)
         window.show()
         QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
+        if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
+            QTimer.singleShot(500, window.close)
         run_until_closed(window, loop)
     finally:
         store.close()
