@@ -30,7 +30,7 @@ _OUTCOME_EXIT = {
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("ask", help="ask Claude from the terminal and stream the answer")
     parser.add_argument("prompt", nargs="+", help="what to ask")
-    parser.add_argument("--model", help="model id (default: settings, DESKTOP_COPILOT_MODEL, claude-sonnet-4-5)")
+    parser.add_argument("--model", help="model id (default: settings, DESKTOP_COPILOT_MODEL, claude-sonnet-4-6)")
     parser.add_argument("--system", help="system prompt")
     parser.add_argument("--thinking-budget", type=int, metavar="N", help="enable extended thinking with N tokens")
     parser.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N tool rounds (default 10)")

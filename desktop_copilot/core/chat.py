@@ -1,4 +1,8 @@
-"""A chat session: one conversation, its store, and runs of the agent loop on it."""
+"""A chat session: one conversation, its store, and runs of the agent loop on it.
+
+Besides sending, a session can regenerate the last reply, edit an earlier user message and
+resend, continue an interrupted reply, and switch between the versions these leave behind.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,10 @@ from dataclasses import dataclass
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
-from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.models import Conversation, Message, Role
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
+from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
 
 WRITE_INTERVAL = 0.25
 """A streaming reply reaches the database at least this often (seconds)."""
@@ -21,6 +26,10 @@ TITLE_CHARS = 60
 def title_from(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+class NothingToDoError(ValueError):
+    """The requested operation does not apply to the conversation as it is (message says why)."""
 
 
 class StoreRecorder:
@@ -88,6 +97,63 @@ class ChatSession:
     async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Append the user's message and run the loop until the reply is complete, stopped or failed.
         Raises MissingKeyError before anything is stored when no Anthropic key is configured."""
+        self.runtime.provider()  # fail early, before the user's message is appended
+        if not self.conversation.title:
+            self.conversation.title = title_from(text)
+        if not self.conversation.model:
+            self.conversation.model = self.runtime.config.model
+        user = Message.user(text)
+        self.conversation.messages.append(user)
+        return await self._run(emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
+
+    async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
+        """Replace the replies after the last user message with a new one; the old replies are
+        kept as an earlier version. Also the way to retry an interrupted or failed reply."""
+        self.runtime.provider()
+        anchor = self._last_user_index() + 1
+        self._archive_from(anchor)
+        return await self._run(emit, confirm_loop)
+
+    retry_last = regenerate
+
+    async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
+        """Replace a user message with `text` and resend; it and everything after it are kept as
+        an earlier version."""
+        self.runtime.provider()
+        anchor = self._index_of(message_id)
+        if self.conversation.messages[anchor].role is not Role.USER:
+            raise NothingToDoError("Only your own messages can be edited.")
+        self._archive_from(anchor)
+        return await self.send(text, emit, confirm_loop)
+
+    async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
+        """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
+        self.runtime.provider()
+        messages = self.conversation.messages
+        if not messages or messages[-1].role is not Role.ASSISTANT:
+            raise NothingToDoError("There is no reply to continue.")
+        return await self._run(emit, confirm_loop)
+
+    def versions(self, anchor: int) -> list[ArchivedTail]:
+        """Earlier versions of the conversation from position `anchor`, oldest first."""
+        return self._archive().tails(self.conversation.id, anchor) if self.store else []
+
+    def version_anchors(self) -> dict[int, int]:
+        """Positions that have earlier versions -> how many."""
+        return self._archive().anchors(self.conversation.id) if self.store else {}
+
+    def switch_version(self, tail_id: str) -> None:
+        """Make an earlier version the active one; the current tail becomes an earlier version."""
+        if self.store is None:
+            raise NothingToDoError("Versions are kept only for saved conversations.")
+        archive = self._archive()
+        restored = archive.restore(self.conversation.id, tail_id)
+        self._archive_from(restored.anchor)
+        self.conversation.messages.extend(restored.messages)
+        for seq, message in enumerate(self.conversation.messages[restored.anchor:], start=restored.anchor):
+            self.store.save_message(self.conversation.id, seq, message)
+
+    async def _run(self, emit: Emit, confirm_loop: ConfirmLoop | None, first: ev.Event | None = None) -> ev.RunFinished:
         provider = self.runtime.provider()
         recorder = StoreRecorder(self.store, self.conversation)
 
@@ -95,16 +161,33 @@ class ChatSession:
             recorder.record(event)
             emit(event)
 
-        if not self.conversation.title:
-            self.conversation.title = title_from(text)
-        if not self.conversation.model:
-            self.conversation.model = self.runtime.config.model
-        user = Message.user(text)
-        self.conversation.messages.append(user)
-        forward(ev.MessageCreated(message=user, message_id=user.id))
+        if first is not None:
+            forward(first)
         tools = self.runtime.enabled_tools()
         loop = AgentLoop(provider, tools, self.runtime.tool_context(tools), self.options(), forward, confirm_loop)
         try:
             return await loop.run(self.conversation.messages)
         finally:
             recorder.flush()
+
+    def _archive(self) -> TailArchive:
+        assert self.store is not None
+        return TailArchive(self.store)
+
+    def _archive_from(self, anchor: int) -> None:
+        tail = self.conversation.messages[anchor:]
+        if self.store is not None:
+            self._archive().archive(self.conversation.id, anchor, tail)
+        del self.conversation.messages[anchor:]
+
+    def _last_user_index(self) -> int:
+        for index in range(len(self.conversation.messages) - 1, -1, -1):
+            if self.conversation.messages[index].role is Role.USER:
+                return index
+        raise NothingToDoError("There is no message to reply to yet.")
+
+    def _index_of(self, message_id: str) -> int:
+        for index, message in enumerate(self.conversation.messages):
+            if message.id == message_id:
+                return index
+        raise NothingToDoError("That message is not in this conversation.")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
+"""Current and not deprecated (the SDK warns that claude-sonnet-4-5 reaches end-of-life on 2026-11-30)."""
 DEFAULT_MAX_TOOL_ROUNDS = 10
 DEFAULT_THINKING_BUDGET = 4096
 

@@ -46,6 +46,11 @@ class Theme:
     error_text: str = "#991b1b"
     error_background: str = "#fdecec"
     error_border: str = "#f5c2c2"
+    sidebar_background: str = "#f3f1ea"
+    row_hover: str = "#ebe8df"
+    row_selected: str = "#e3dfd3"
+    highlight: str = "#f6d9c9"
+    """Search-match and jump-to-message highlight."""
     base_point_size: float = 10.5
     margin: int = 24
     """Horizontal margin of the transcript column."""

@@ -43,7 +43,20 @@ CREATE VIRTUAL TABLE IF NOT EXISTS search_index USING fts5(
 """Full-text search over titles (message_id '') and message text, thinking and tool results.
 CJK characters are indexed one per token (see search.segment), so 天气 is found in 今天香港天气."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2}
+V3 = """
+CREATE TABLE IF NOT EXISTS archived_tails (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    anchor INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    messages TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archived_tails_by_conversation ON archived_tails(conversation_id, anchor);
+"""
+"""Earlier versions of a conversation's tail: the messages from position `anchor` on, as they were
+before the user edited a message or regenerated a reply."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

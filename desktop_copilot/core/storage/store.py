@@ -191,6 +191,21 @@ class Store:
     def _transaction(self):
         return _Transaction(self._db)
 
+    def transaction(self) -> _Transaction:
+        """A write transaction for modules that extend the store (nests inside another)."""
+        return _Transaction(self._db)
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._db
+
+    def delete_messages(self, conversation_id: str, message_ids: list[str]) -> None:
+        with self._transaction():
+            for message_id in message_ids:
+                self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
+                self._db.execute("DELETE FROM search_index WHERE message_id=? AND conversation_id=?",
+                                 (message_id, conversation_id))
+
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:
         return Conversation(id=row["id"], title=row["title"], model=row["model"], system=row["system"],
@@ -212,10 +227,11 @@ class _Transaction:
         self._db = db
         self._owner = False
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> sqlite3.Connection:
         if not self._db.in_transaction:
             self._db.execute("BEGIN IMMEDIATE")
             self._owner = True
+        return self._db
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if self._owner:

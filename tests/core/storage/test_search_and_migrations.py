@@ -104,11 +104,25 @@ def make_v1_database(path):
     return message
 
 
+def make_database(path, version):
+    """A database as the app of schema `version` left it."""
+    message = make_v1_database(path)
+    if version >= 2:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V2)
+        db.execute("INSERT INTO search_index VALUES ('conv_old', '', ?)", (segment("old chat about 天气"),))
+        db.execute("INSERT INTO search_index VALUES ('conv_old', ?, ?)", (message.id, segment(message.text)))
+        db.execute("PRAGMA user_version=2")
+        db.commit()
+        db.close()
+    assert version <= 2, "add a fixture for the new schema version here"
+    return message
+
+
 @pytest.mark.parametrize("start_version", sorted(v for v in schema.MIGRATIONS if v < SCHEMA_VERSION))
 def test_migrates_from_every_earlier_version_with_a_backup(tmp_path, start_version):
     path = tmp_path / "conversations.sqlite3"
-    assert start_version == 1, "add a fixture for the new schema version here"
-    old = make_v1_database(path)
+    old = make_database(path, start_version)
     store = Store(path)
     try:
         assert store.backup_path is not None and store.backup_path.exists()

@@ -1,0 +1,68 @@
+"""Earlier versions of a conversation: the tail replaced by an edit or a regeneration, kept to switch back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import TypeAdapter
+
+from desktop_copilot.core.models import Message, new_id, now
+from desktop_copilot.core.storage.store import Store
+
+_MESSAGES = TypeAdapter(list[Message])
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedTail:
+    id: str
+    anchor: int
+    """Position in the conversation where this version starts."""
+    created_at: float
+    messages: list[Message]
+
+
+class TailArchive:
+    """Stores and restores replaced tails of conversations in the same database as the store."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def archive(self, conversation_id: str, anchor: int, messages: list[Message]) -> ArchivedTail | None:
+        """Move `messages` (the active tail from `anchor`) into the archive."""
+        if not messages:
+            return None
+        tail = ArchivedTail(new_id("tail"), anchor, now(), list(messages))
+        with self._store.transaction() as db:
+            db.execute(
+                "INSERT INTO archived_tails (id, conversation_id, anchor, created_at, messages) VALUES (?, ?, ?, ?, ?)",
+                (tail.id, conversation_id, anchor, tail.created_at, _MESSAGES.dump_json(tail.messages).decode()),
+            )
+            self._store.delete_messages(conversation_id, [m.id for m in messages])
+        return tail
+
+    def tails(self, conversation_id: str, anchor: int | None = None) -> list[ArchivedTail]:
+        query = "SELECT * FROM archived_tails WHERE conversation_id=?"
+        args: list = [conversation_id]
+        if anchor is not None:
+            query += " AND anchor=?"
+            args.append(anchor)
+        rows = self._store.connection.execute(query + " ORDER BY created_at", args).fetchall()
+        return [ArchivedTail(r["id"], r["anchor"], r["created_at"], _MESSAGES.validate_json(r["messages"])) for r in rows]
+
+    def anchors(self, conversation_id: str) -> dict[int, int]:
+        """Anchor position -> how many earlier versions it has."""
+        rows = self._store.connection.execute(
+            "SELECT anchor, COUNT(*) FROM archived_tails WHERE conversation_id=? GROUP BY anchor", (conversation_id,)
+        ).fetchall()
+        return {row[0]: row[1] for row in rows}
+
+    def restore(self, conversation_id: str, tail_id: str) -> ArchivedTail:
+        """Take a tail out of the archive (the caller writes its messages back as the active tail)."""
+        with self._store.transaction() as db:
+            row = db.execute("SELECT * FROM archived_tails WHERE id=? AND conversation_id=?",
+                             (tail_id, conversation_id)).fetchone()
+            if row is None:
+                raise KeyError(f"no earlier version {tail_id} in this conversation")
+            db.execute("DELETE FROM archived_tails WHERE id=?", (tail_id,))
+        return ArchivedTail(row["id"], row["anchor"], row["created_at"], _MESSAGES.validate_json(row["messages"]))
+
