@@ -25,6 +25,7 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.controller import ChatController
 from desktop_copilot.qt.main_window import MainWindow
+from desktop_copilot.qt.settings_entry import install_settings_action, start_startup_notices
 from desktop_copilot.qt.transcript_model import TranscriptModel
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,9 @@ def create_main_window(runtime: Runtime, store: Store | None, conversation: Conv
     """The composed window (controller, model, session); tests call this with a loopback runtime."""
     session = ChatSession(runtime, conversation or open_conversation(store), store)
     controller = ChatController(session, TranscriptModel())
-    return MainWindow(controller)
+    window = MainWindow(controller)
+    install_settings_action(window)  # File ▸ Settings… and Ctrl+,
+    return window
 
 
 def _warm_provider_import() -> None:
@@ -114,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         window = create_main_window(runtime, store)
         window.show()
+        start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
         QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
         if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
             QTimer.singleShot(500, window.close)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from dataclasses import dataclass, field
 
 from desktop_copilot.core.secrets import Secret
@@ -37,7 +39,7 @@ class ModelListError(Exception):
 
 async def list_model_ids(secret: Secret, base_url: str | None) -> list[str]:
     """Model ids from `GET /v1/models` with a short timeout and one retry; ModelListError in words."""
-    import anthropic
+    anthropic = await asyncio.to_thread(importlib.import_module, "anthropic")  # about 1 s the first time
 
     from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider, describe_status_error
 

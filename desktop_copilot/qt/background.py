@@ -40,8 +40,11 @@ class BackgroundTasks:
         return bool(self._tasks)
 
     def cancel_all(self) -> None:
+        """Cancels every task but the one calling (e.g. the OK task that closes the dialog)."""
+        current = asyncio.current_task() if asyncio.get_event_loop().is_running() else None
         for task in list(self._tasks):
-            task.cancel()
+            if task is not current:
+                task.cancel()
 
     async def wait(self) -> None:
         if self._tasks:

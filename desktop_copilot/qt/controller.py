@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_copilot.core import events as ev
+from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.models import Conversation, Role, Usage
 from desktop_copilot.core.runtime import MissingKeyError
@@ -79,9 +81,16 @@ class ChatController(QObject):
     def send(self, text: str) -> bool:
         """Start a run for `text`; False (and nothing happens) when empty or a run is in progress."""
         text = text.strip()
-        if not text or self.busy:
+        if not text:
             return False
-        self._task = asyncio.get_event_loop().create_task(self._run(text))
+        return self.start_run(lambda emit, confirm: self.session.send(text, emit, confirm), give_back=text)
+
+    def start_run(self, run: Callable[[Emit, ConfirmLoop], Awaitable[object]], give_back: str = "") -> bool:
+        """Start `run(emit, confirm_loop)` (a send, retry or continue of the session) as the one run;
+        False when a run is in progress. `give_back` returns to the composer if nothing was sent."""
+        if self.busy:
+            return False
+        self._task = asyncio.get_event_loop().create_task(self._run(run, give_back))
         self.sig_busy_changed.emit(True)
         return True
 
@@ -102,10 +111,10 @@ class ChatController(QObject):
         await self.wait()
         await self.session.runtime.aclose()
 
-    async def _run(self, text: str) -> None:
+    async def _run(self, run: Callable[[Emit, ConfirmLoop], Awaitable[object]], text: str) -> None:
         self._user_message_sent = False
         try:
-            await self.session.send(text, self.on_event, self._confirm_loop)
+            await run(self.on_event, self._confirm_loop)
         except asyncio.CancelledError:
             pass  # the loop already marked the reply stopped and emitted RunFinished("stopped")
         except MissingKeyError as exc:
@@ -120,7 +129,7 @@ class ChatController(QObject):
 
     def _report(self, message: str, text: str) -> None:
         self.sig_error.emit(message)
-        if not self._user_message_sent:
+        if text and not self._user_message_sent:
             self.sig_send_rejected.emit(text)
 
     # --- events ----------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""QTextDocuments for the transcript: builders, a bounded LRU cache of laid-out documents, and live
-documents for text that is still streaming (appended cheaply instead of re-rendered per delta)."""
+"""QTextDocuments for the transcript: builders, stacks of documents, a least-recently-used cache bounded by
+the text it holds, and live documents for a piece still streaming (appended cheaply, finished exactly)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from desktop_copilot.qt.theme import Theme
 
 RENDER_INTERVAL = 0.08
 """A streaming Markdown tail is re-rendered at most this often (seconds); plain text is appended in between."""
+CACHE_CHARS = 200_000
+"""Characters of text the document cache holds at most (a laid-out document costs ~100+ bytes a character)."""
+CACHE_ENTRIES = 400
 
 
 def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
@@ -55,8 +58,7 @@ def _draw_one(painter: QPainter, document: QTextDocument, x: float, y: float, he
 
 
 class DocumentStack:
-    """Finished documents stacked vertically with cached offsets: painting finds the visible ones by
-    bisection, so a reply made of hundreds of chunks costs only what is on screen."""
+    """Documents stacked vertically with cached offsets: painting finds the visible ones by bisection."""
 
     def __init__(self) -> None:
         self.documents: list[QTextDocument] = []
@@ -67,7 +69,10 @@ class DocumentStack:
         self.documents.append(document)
         self._bottoms.append(self.height() + document.size().height())
 
-    def set_width(self, width: int) -> None:
+    def textWidth(self) -> float:  # noqa: N802 - as QTextDocument, so a cache holds either
+        return self._width
+
+    def setTextWidth(self, width: float) -> None:  # noqa: N802
         if width == self._width:
             return
         self._width, self._bottoms = width, []
@@ -87,16 +92,17 @@ class DocumentStack:
             _draw_one(painter, self.documents[number], x, y + top, self._bottoms[number] - top, context, visible)
 
 
-Documents = list[QTextDocument | DocumentStack]
+Document = QTextDocument | DocumentStack
+Documents = list[Document]
 
 
-def _height(item: QTextDocument | DocumentStack) -> float:
+def _height(item: Document) -> float:
     return item.height() if isinstance(item, DocumentStack) else item.size().height()
 
 
 def draw_documents(painter: QPainter, documents: Documents, x: float, y: float, color: QColor) -> None:
     """Paint `documents` stacked from (x, y), default text in `color`; only what lies inside the
-    painter's clip is drawn, so a tall streaming reply costs what is on screen, not its length."""
+    painter's clip is drawn, so a tall piece costs what is on screen, not its length."""
     context = QAbstractTextDocumentLayout.PaintContext()
     context.palette.setColor(QPalette.ColorRole.Text, color)
     visible = painter.clipBoundingRect() if painter.hasClipping() else None
@@ -125,27 +131,33 @@ def anchor_at(documents: Documents, x: float, y: float) -> str:
 
 
 class DocumentCache:
-    """Least-recently-used laid-out documents, at most `capacity` of them (one per row would cost GBs)."""
+    """Least-recently-used laid-out documents, bounded by the characters they hold and by their number:
+    rows scrolled away lose theirs and render again when they come back."""
 
-    def __init__(self, capacity: int = 160) -> None:
+    def __init__(self, capacity: int = CACHE_ENTRIES, budget: int = CACHE_CHARS) -> None:
         self.capacity = capacity
-        self._documents: OrderedDict[Hashable, QTextDocument] = OrderedDict()
+        self.budget = budget
+        self.chars = 0
+        self._documents: OrderedDict[Hashable, tuple[Document, int]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._documents)
 
-    def get(self, key: Hashable, build: Callable[[], QTextDocument]) -> QTextDocument:
-        document = self._documents.get(key)
-        if document is None:
-            document = self._documents[key] = build()
-            while len(self._documents) > self.capacity:
-                self._documents.popitem(last=False)
-        else:
+    def get(self, key: Hashable, build: Callable[[], Document], chars: int = 0) -> Document:
+        entry = self._documents.get(key)
+        if entry is not None:
             self._documents.move_to_end(key)
+            return entry[0]
+        document = build()
+        self._documents[key] = (document, chars)
+        self.chars += chars
+        while len(self._documents) > 1 and (len(self._documents) > self.capacity or self.chars > self.budget):
+            self.chars -= self._documents.popitem(last=False)[1][1]
         return document
 
     def clear(self) -> None:
         self._documents.clear()
+        self.chars = 0
 
 
 class LivePlainText:
@@ -155,7 +167,7 @@ class LivePlainText:
         self.document = new_document(theme, font, 1)
         self._shown = 0
 
-    def update(self, text: str, width: int) -> list[QTextDocument]:
+    def update(self, text: str, width: int) -> Documents:
         if len(text) < self._shown:
             self.document.setPlainText(text)
         elif len(text) > self._shown:
@@ -167,9 +179,13 @@ class LivePlainText:
             self.document.setTextWidth(width)
         return [self.document]
 
+    def finish(self, text: str, width: int) -> QTextDocument:
+        """The exact document for the final `text` (plain text: the live one, brought up to date)."""
+        return self.update(text, width)[0]
+
 
 class LiveMarkdown:
-    """A growing Markdown text as a stack of documents: each finished chunk (cut after a blank line or
+    """A growing Markdown piece as a stack of documents: each finished chunk (cut after a blank line or
     a closed fence) is rendered once; the open tail is re-rendered at most every RENDER_INTERVAL and
     extended with plain text in between. Per update the cost depends on the delta and the tail only."""
 
@@ -186,15 +202,17 @@ class LiveMarkdown:
         """Characters of Markdown rendered so far (for tests and benchmarks): a small multiple of the
         text's length, where re-rendering the whole text per delta would be quadratic."""
 
+    def _render_chunk(self, text: str, end: int, width: int) -> None:
+        self.chunks.setTextWidth(width)
+        self.chunks.append(markdown_document(text[self._chunked : end], width, self.theme))
+        self.rendered_chars += end - self._chunked
+        self._chunked = end
+
     def update(self, text: str, width: int) -> Documents:
         boundary = self._splitter.feed(text)
-        force = False
-        if boundary > self._chunked:
-            self.chunks.set_width(width)
-            self.chunks.append(markdown_document(text[self._chunked : boundary], width, self.theme))
-            self.rendered_chars += boundary - self._chunked
-            self._chunked = boundary
-            force = True
+        force = boundary > self._chunked
+        if force:
+            self._render_chunk(text, boundary, width)
         tail = text[self._chunked :]
         now = self._clock()
         if force or now - self._tail_rendered_at >= RENDER_INTERVAL or len(tail) < self._tail_shown:
@@ -206,7 +224,17 @@ class LiveMarkdown:
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(tail[self._tail_shown :])
         self._tail_shown = len(tail)
-        self.chunks.set_width(width)
+        self.chunks.setTextWidth(width)
         if self.tail.textWidth() != width:
             self.tail.setTextWidth(width)
         return [self.chunks, self.tail]
+
+    def finish(self, text: str, width: int) -> DocumentStack:
+        """The piece's final documents: the chunks already rendered, plus one exact render of what
+        follows them, so finishing costs the last chunk, not the whole piece."""
+        if len(text) < self._chunked:
+            self.__init__(self.theme, self._clock)
+        if len(text) > self._chunked:
+            self._render_chunk(text, len(text), width)
+        self.chunks.setTextWidth(width)
+        return self.chunks

@@ -3,11 +3,15 @@ show/hide, and Save, Test and Remove buttons that report back in words."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.secrets import FoundKey, KeySpec
+from desktop_copilot.qt.settings_styles import set_kind
+from desktop_copilot.qt.theme import DEFAULT_THEME
 
+LINK_COLOR = DEFAULT_THEME.accent
+ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 PLACEHOLDERS = {"anthropic": "sk-ant-…", "tavily": "tvly-…"}
 
 
@@ -38,8 +42,8 @@ class KeyField(QFrame):
         self.found: list[FoundKey] = []
         self.title = QLabel(spec.label, objectName="keyTitle")
         self.state = QLabel("Checking…", objectName="keyState")
-        self.link = QLabel(objectName="keyLink", openExternalLinks=True)
-        self.link.setText(f'<a href="{spec.url}">Get a key at {_host(spec.url)} ↗</a>')
+        self.link = QLabel(objectName="keyLink", openExternalLinks=True, wordWrap=True)
+        self.link.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.edit = QLineEdit(objectName="keyEdit", placeholderText=PLACEHOLDERS.get(spec.name, "Paste the key"))
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.edit.setClearButtonEnabled(True)
@@ -55,7 +59,7 @@ class KeyField(QFrame):
         self._busy = False
         self._layout()
         self.edit.textChanged.connect(self._on_text_changed)
-        self.edit.returnPressed.connect(lambda: self.save_button.isEnabled() and self.save_button.click())
+        self.edit.installEventFilter(self)
         self.show_button.toggled.connect(self._on_show_toggled)
         self.save_button.clicked.connect(lambda: self.sig_save_requested.emit(spec.name))
         self.test_button.clicked.connect(lambda: self.sig_test_requested.emit(spec.name))
@@ -63,23 +67,26 @@ class KeyField(QFrame):
         self._update_buttons()
 
     def _layout(self) -> None:
-        grid = QGridLayout(self)
-        grid.setContentsMargins(16, 14, 16, 14)
-        grid.setHorizontalSpacing(8)
-        grid.setVerticalSpacing(8)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(16, 14, 16, 14)
+        column.setSpacing(10)
         header = QHBoxLayout()
         header.addWidget(self.title)
         header.addStretch(1)
         header.addWidget(self.state)
-        grid.addLayout(header, 0, 0, 1, 5)
-        grid.addWidget(self.edit, 1, 0)
-        grid.addWidget(self.show_button, 1, 1)
-        grid.addWidget(self.save_button, 1, 2)
-        grid.addWidget(self.test_button, 1, 3)
-        grid.addWidget(self.remove_button, 1, 4)
-        grid.addWidget(self.link, 2, 0, 1, 5)
-        grid.addWidget(self.message, 3, 0, 1, 5)
-        grid.setColumnStretch(0, 1)
+        entry = QHBoxLayout()
+        entry.setSpacing(6)
+        entry.addWidget(self.edit, 1)
+        entry.addWidget(self.show_button)
+        actions = QHBoxLayout()
+        actions.setSpacing(8)
+        for button in (self.save_button, self.test_button, self.remove_button):
+            actions.addWidget(button)
+        actions.addSpacing(12)
+        actions.addWidget(self.link, 1)
+        for row in (header, entry, actions):
+            column.addLayout(row)
+        column.addWidget(self.message)
 
     # --- what the page tells the field -------------------------------------------------
 
@@ -87,10 +94,9 @@ class KeyField(QFrame):
         self.found = found
         text, kind = describe_source(self.spec, found, backend)
         self.state.setText(text)
-        self.state.setProperty("kind", kind)
-        self.state.style().unpolish(self.state)
-        self.state.style().polish(self.state)
-        self.link.setVisible(not found)
+        set_kind(self.state, kind)
+        self.state.setToolTip(_also_set(found))
+        self._show_link_or_note(found)
         self.edit.setPlaceholderText(f"Paste a new key to replace {found[0].secret.hint}" if found else
                                      PLACEHOLDERS.get(self.spec.name, "Paste the key"))
         self.remove_button.setToolTip(
@@ -99,12 +105,19 @@ class KeyField(QFrame):
         )
         self._update_buttons()
 
+    def _show_link_or_note(self, found: list[FoundKey]) -> None:
+        """Where to get a key when there is none; that a saved key wins over the environment's."""
+        if not found:
+            self.link.setText(f'<a href="{self.spec.url}" style="color:{LINK_COLOR}">Get a key at {_host(self.spec.url)} ↗</a>')
+        elif found[0].source == "environment":
+            self.link.setText(f"A saved key is used before {self.spec.env_var}.")
+        else:
+            self.link.clear()  # stays in the layout, holding the space right of the buttons
+
     def show_message(self, text: str, kind: str = "info") -> None:
         """kind: ok, error, info or busy."""
         self.message.setText(text)
-        self.message.setProperty("kind", kind)
-        self.message.style().unpolish(self.message)
-        self.message.style().polish(self.message)
+        set_kind(self.message, kind)
         self.message.setVisible(bool(text))
 
     def set_busy(self, busy: bool) -> None:
@@ -114,6 +127,14 @@ class KeyField(QFrame):
     def clear_input(self) -> None:
         self.edit.clear()
         self.show_button.setChecked(False)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt name
+        """Enter in the field saves the key, and is kept from the dialog's OK button."""
+        if watched is self.edit and event.type() == QEvent.Type.KeyPress and event.key() in ENTER_KEYS:
+            if self.save_button.isEnabled():
+                self.save_button.click()
+            return True
+        return super().eventFilter(watched, event)
 
     # --- state ---------------------------------------------------------------------------
 
@@ -140,6 +161,12 @@ class KeyField(QFrame):
         self.test_button.setToolTip("Test the key typed here" if typed else "Test the key in use")
         self.remove_button.setEnabled(self.removable and not self._busy)
         self.show_button.setEnabled(bool(self.edit.text()))
+
+
+def _also_set(found: list[FoundKey]) -> str:
+    names = {"keyring": "the keyring", "environment": "the environment", "session": "this session"}
+    others = [names.get(f.source, f.source) for f in found[1:]]
+    return f"Also set in {', '.join(others)}; not used while this one exists." if others else ""
 
 
 def _host(url: str) -> str:

@@ -12,14 +12,16 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.key_field import KeyField
+from desktop_copilot.qt.settings_styles import set_kind
 
 
 def keyring_notice(status: KeyringStatus) -> str:
     if status.usable:
-        return f"Keys are kept in {status.backend}, never in a file. Saving a key replaces the one stored."
+        return f"Keys are kept in {status.backend}, never in a file."
     env_vars = " or ".join(spec.env_var for spec in KNOWN_KEYS.values())
+    where = f" ({status.backend})" if status.backend else ""
     return (
-        f"<b>No usable keyring</b> — {status.describe()}.<br>Keys you save now are kept <b>for this session "
+        f"<b>No usable keyring</b>{where}: {status.problem}.<br>Keys you save now are kept <b>for this session "
         f"only</b> and forgotten when Desktop Copilot quits; nothing is written to a file. To keep a key, "
         f"unlock or install a keyring, or set {env_vars} in the environment."
     )
@@ -86,7 +88,10 @@ class KeysPage(QWidget):
         finally:
             field.set_busy(False)
         field.clear_input()
-        field.show_message(saved.message, "ok" if saved.persisted else "warning")
+        if saved.persisted:
+            field.show_message(saved.message, "ok")
+        else:
+            field.show_message("Kept for this session only (no usable keyring); forgotten when the app quits.", "warning")
         await self._refresh(name)
         self._announce()
         return True
@@ -146,10 +151,8 @@ class KeysPage(QWidget):
         self._set_notice(keyring_notice(status), "ok" if status.usable else "warning")
 
     def _set_notice(self, text: str, kind: str) -> None:
+        set_kind(self.notice, kind)
         self.notice.setText(text)
-        self.notice.setProperty("kind", kind)
-        self.notice.style().unpolish(self.notice)
-        self.notice.style().polish(self.notice)
 
     def _announce(self) -> None:
         self.sig_keys_changed.emit({name: bool(field.found) for name, field in self.fields.items()})

@@ -11,6 +11,7 @@ from desktop_copilot.core.models import Usage
 from desktop_copilot.qt.composer import Composer
 from desktop_copilot.qt.controller import ChatController, conversation_usage
 from desktop_copilot.qt.error_banner import ErrorBanner
+from desktop_copilot.qt.history import install_history
 from desktop_copilot.qt.styles import window_style_sheet
 from desktop_copilot.qt.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript_view import TranscriptView
@@ -58,6 +59,8 @@ class MainWindow(QMainWindow):
         self.usage_label = QLabel(objectName="usageLabel")
         self._build_layout()
         self._connect()
+        self.history = install_history(self)  # sidebar, search, File menu, Retry/Continue bar
+        self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
         self._refresh_header()
         self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
         self.view.scrollToBottom()

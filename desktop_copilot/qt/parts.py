@@ -1,23 +1,30 @@
-"""What the part painters share: a `Part` (one block or notice of a row), the paint environment
+"""What the part painters share: a `Part` (the one piece of a message a row shows), the paint environment
 (theme, document cache, live documents, clock) and the `PartPainter` contract (measure/paint/toggle)."""
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRect
-from PySide6.QtGui import QPainter, QTextDocument
+from PySide6.QtGui import QPainter
 
 from desktop_copilot.core.models import Message
-from desktop_copilot.qt.documents import DocumentCache, Documents, LiveMarkdown, LivePlainText
+from desktop_copilot.qt.documents import Document, DocumentCache, Documents, LiveMarkdown, LivePlainText
+from desktop_copilot.qt.segments import Segment
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
+
+LIVE_PIECES = 8
+"""Live documents kept at most: one per piece still streaming, and pieces that finished while scrolled away
+(each holds at most one piece of bounded size)."""
 
 
 @dataclass(slots=True)
 class Part:
-    """One vertical piece of a row: a block of the message (`index` >= 0) or a message-level notice."""
+    """What a row paints: a block of the message (`index` >= 0) or a message-level notice, and for text
+    the piece of it the row's segment names."""
 
     kind: str
     message: Message
@@ -27,6 +34,7 @@ class Part:
     height: int = 0
     documents: Documents = field(default_factory=list)
     """Documents measured for this part, kept so painting does not look them up again."""
+    segment: Segment | None = None
 
     @property
     def block(self):
@@ -37,18 +45,36 @@ class Part:
         """The message is still streaming and this is its last block."""
         return not self.message.status.finished and self.index == len(self.message.blocks) - 1
 
+    def piece(self, text: str, plain: bool = False) -> str:
+        """The slice of `text` this row shows, with the Markdown that re-opens a cut fence or table
+        (`plain`: without the line break it was cut after, which would show as an empty line)."""
+        segment = self.segment
+        if segment is None:
+            return text
+        piece = segment.prefix + text[segment.start : segment.end]
+        return piece[:-1] if plain and not segment.tail and piece.endswith("\n") else piece
+
+
+LiveDocument = LiveMarkdown | LivePlainText
+
 
 class LiveDocuments:
-    """Documents of blocks that are still streaming, keyed by (message id, block index)."""
+    """Documents of pieces that are still streaming, keyed by (message id, block index, piece start)."""
 
     def __init__(self) -> None:
-        self._live: dict[tuple[str, int], LiveMarkdown | LivePlainText] = {}
+        self._live: OrderedDict[tuple[str, int, int], LiveDocument] = OrderedDict()
 
-    def get(self, message_id: str, index: int, build: Callable[[], LiveMarkdown | LivePlainText]):
-        key = (message_id, index)
-        if key not in self._live:
-            self._live[key] = build()
-        return self._live[key]
+    def get(self, key: tuple[str, int, int], build: Callable[[], LiveDocument]) -> LiveDocument:
+        live = self._live.get(key)
+        if live is None:
+            live = self._live[key] = build()
+            while len(self._live) > LIVE_PIECES:  # pieces that finished while scrolled away
+                self._live.popitem(last=False)
+        self._live.move_to_end(key)
+        return live
+
+    def pop(self, key: tuple[str, int, int]) -> LiveDocument | None:
+        return self._live.pop(key, None)
 
     def release(self, message_id: str) -> None:
         for key in [k for k in self._live if k[0] == message_id]:
@@ -66,10 +92,10 @@ class PaintEnv:
     clock: Callable[[], float] = time.time
     """Wall-clock seconds, as the models' timestamps are (tests pass a fake)."""
 
-    def cached(self, key: Hashable, width: int, build: Callable[[], QTextDocument]) -> QTextDocument:
+    def cached(self, key: Hashable, width: int, build: Callable[[], Document], chars: int = 0) -> Document:
         """The document for `key` (content identity, not width), re-wrapped to `width` if needed:
         re-wrapping is much cheaper than rendering the Markdown again after a resize."""
-        document = self.documents.get(key, build)
+        document = self.documents.get(key, build, chars)
         if document.textWidth() != width:
             document.setTextWidth(width)
         return document

@@ -1,60 +1,35 @@
-"""Turns a Message into a stack of measured parts (one per block, plus notices) for the delegate."""
+"""Turns a row's segment into its measured part, with the spacing above it; and estimates a row's height
+without laying out any text, for rows that are not on screen."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QFontMetrics
 
-from desktop_copilot.core.models import (
-    Message,
-    MessageStatus,
-    RawBlock,
-    RedactedThinkingBlock,
-    Role,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-)
-from desktop_copilot.qt.thinking_parts import RedactedThinking, ThinkingSection
-from desktop_copilot.qt.tool_card import ToolCard
+from desktop_copilot.core.models import Message
 from desktop_copilot.qt.documents import anchor_at as documents_anchor_at
 from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
-from desktop_copilot.qt.text_parts import MarkdownText, Notice, RawNotice, UserBubble, WaitingDots
+from desktop_copilot.qt.segments import NEW_BLOCK, NEW_MESSAGE, Segment
+from desktop_copilot.qt.text_parts import BUBBLE_MAX, BUBBLE_PAD_X, BUBBLE_PAD_Y, MarkdownText, Notice, PendingRow, RawNotice, UserBubble, WaitingDots
+from desktop_copilot.qt.theme import Theme
+from desktop_copilot.qt.thinking_parts import INDENT, RedactedThinking, ThinkingBody, ThinkingSection
+from desktop_copilot.qt.tool_card import ToolCard
 
 PAINTERS: dict[str, PartPainter] = {
     "user": UserBubble(),
     "text": MarkdownText(),
     "thinking": ThinkingSection(),
+    "thinking_body": ThinkingBody(),
     "redacted": RedactedThinking(),
     "tool": ToolCard(),
     "raw": RawNotice(),
     "notice": Notice(),
     "waiting": WaitingDots(),
+    "pending": PendingRow(),
 }
-_BLOCK_KINDS = {
-    TextBlock: "text",
-    ThinkingBlock: "thinking",
-    RedactedThinkingBlock: "redacted",
-    ToolCallBlock: "tool",
-    RawBlock: "raw",
-}
-_NOTICE_STATUSES = (MessageStatus.FAILED, MessageStatus.INTERRUPTED, MessageStatus.STOPPED)
-
-
-def build_parts(message: Message, expanded: frozenset[int]) -> list[Part]:
-    if message.role is Role.USER:
-        return [Part("user", message, 0)]
-    parts = []
-    for index, block in enumerate(message.blocks):
-        if isinstance(block, TextBlock) and not block.text.strip():
-            continue
-        parts.append(Part(_BLOCK_KINDS[type(block)], message, index, expanded=index in expanded))
-    if not message.status.finished and not parts:
-        parts.append(Part("waiting", message))
-    if message.status in _NOTICE_STATUSES:
-        parts.append(Part("notice", message))
-    return parts
 
 
 @dataclass(slots=True)
@@ -84,18 +59,57 @@ def anchor_at(row: RowLayout, pos: QPoint, column: QRect) -> str:
     return ""
 
 
-def layout_row(message: Message, width: int, expanded: frozenset[int], env: PaintEnv) -> RowLayout:
-    """Measure every part for a row `width` pixels wide (the column inside it is narrower)."""
-    theme = env.theme
+def spacing_above(placement: int, theme: Theme) -> int:
+    """A row starting a message gets the row spacing, a new block the block spacing, a continued block none."""
+    return theme.row_spacing if placement == NEW_MESSAGE else theme.block_spacing if placement == NEW_BLOCK else 0
+
+
+def is_expanded(segment: Segment) -> bool:
+    if segment.kind == "thinking":
+        return bool(segment.state[0])
+    return segment.kind == "tool" and bool(segment.state[1])
+
+
+def layout_segment(segment: Segment, message: Message | None, placement: int, width: int, env: PaintEnv) -> RowLayout:
+    """Measure the row's part for a row `width` pixels wide (the column inside it is narrower)."""
     column_width = env.column(QRect(0, 0, width, 0)).width()
-    if message.status.finished:
-        env.live.release(message.id)
-    parts = build_parts(message, expanded)
-    y = theme.row_spacing // 2
-    for part in parts:
-        part.top = y
-        part.height = PAINTERS[part.kind].measure(part, env, column_width)
-        y += part.height + theme.block_spacing
-    if parts:
-        y -= theme.block_spacing
-    return RowLayout(parts, y + theme.row_spacing // 2, width)
+    part = Part(segment.kind, message, segment.block, expanded=is_expanded(segment), segment=segment)
+    part.top = spacing_above(placement, env.theme)
+    if message is None or segment.kind == "pending":
+        part.kind, part.height = "pending", estimate_height(segment, placement, column_width, env.theme) - part.top
+    else:
+        part.height = PAINTERS[segment.kind].measure(part, env, column_width)
+    return RowLayout([part], part.top + part.height, width)
+
+
+@lru_cache(maxsize=8)
+def _text_metrics(theme: Theme) -> tuple[float, float, int]:
+    """(average character width, line height, one-line row height) of body text."""
+    metrics = QFontMetrics(theme.font("body"))
+    return max(4.0, metrics.averageCharWidth() * 1.1), metrics.height() * 1.3, metrics.height() + 12
+
+
+def _text_height(chars: float, lines: float, width: float, theme: Theme) -> int:
+    char_width, line_height, _ = _text_metrics(theme)
+    per_line = max(8.0, width / char_width)
+    return int((chars / per_line + lines * 0.6 + 1) * line_height)
+
+
+def estimate_height(segment: Segment, placement: int, column: int, theme: Theme) -> int:
+    """A guess at the height of a row whose reading column is `column` wide, from the segment alone (no
+    message body, no documents): rows off screen are laid out with these until shown and measured."""
+    pad = spacing_above(placement, theme)
+    kind, chars = segment.kind, segment.end - segment.start
+    if kind == "pending":
+        role, size = segment.state
+        text = size * (0.9 if role == "user" else 0.5)
+        return pad + min(3000, max(40, _text_height(text, text / 60, column * (BUBBLE_MAX if role == "user" else 1), theme)))
+    if kind == "user":
+        return pad + _text_height(chars, segment.lines, column * BUBBLE_MAX - 2 * BUBBLE_PAD_X, theme) + 2 * BUBBLE_PAD_Y
+    if kind == "text":
+        return pad + _text_height(chars, segment.lines, column, theme)
+    if kind == "thinking_body":
+        return pad + _text_height(chars, segment.lines, column - INDENT, theme)
+    if kind == "tool":
+        return pad + (260 if is_expanded(segment) else 64)
+    return pad + _text_metrics(theme)[2]

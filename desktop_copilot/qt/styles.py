@@ -44,6 +44,14 @@ def window_style_sheet(theme: Theme) -> str:
         }}
         QToolButton#errorClose {{ color: {theme.error_text}; background: transparent; border: none; padding: 2px 6px; }}
         QToolButton#errorClose:hover {{ background: #f8d7d7; border-radius: 6px; }}
+        QMenuBar {{ background: {theme.background}; color: {theme.text}; border-bottom: 1px solid {theme.border}; }}
+        QMenuBar::item {{ background: transparent; padding: 4px 10px; border-radius: 6px; }}
+        QMenuBar::item:selected {{ background: {theme.row_hover}; }}
+        QMenu {{ background: {theme.card}; color: {theme.text}; border: 1px solid {theme.border}; padding: 5px; }}
+        QMenu::item {{ padding: 6px 28px 6px 14px; border-radius: 6px; }}
+        QMenu::item:selected {{ background: {theme.row_hover}; color: {theme.text}; }}
+        QMenu::item:disabled {{ color: #a8a29e; }}
+        QMenu::separator {{ height: 1px; background: {theme.border}; margin: 4px 8px; }}
         QStatusBar {{ background: {theme.background}; color: {theme.muted}; border-top: 1px solid {theme.border}; }}
         QStatusBar QLabel#usageLabel {{ color: {theme.muted}; padding-right: 12px; }}
         QScrollBar:vertical {{ background: transparent; width: 10px; margin: 2px; }}

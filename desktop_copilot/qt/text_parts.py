@@ -1,5 +1,5 @@
 """Painters for the textual parts of a row: the user's bubble, Markdown text, the error/stopped notice,
-the "waiting for the first token" dots and unsupported raw blocks."""
+the "waiting for the first token" dots, unsupported raw blocks and a message not loaded yet."""
 
 from __future__ import annotations
 
@@ -14,41 +14,65 @@ from desktop_copilot.qt.paint_helpers import draw_wrapped, fill_rounded, wrapped
 from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
 
 BUBBLE_PAD_X, BUBBLE_PAD_Y = 16, 10
+BUBBLE_RADIUS = 16
 BUBBLE_MAX = 0.8
 """The user's bubble takes at most this share of the column."""
 
 
 class UserBubble(PartPainter):
+    """The user's message in a bubble; a long one spans several rows, each a piece of one tall bubble."""
+
     def _text_width(self, width: int) -> int:
         return int(width * BUBBLE_MAX) - 2 * BUBBLE_PAD_X
 
+    @staticmethod
+    def _ends(part: Part) -> tuple[bool, bool]:
+        segment = part.segment
+        return (True, True) if segment is None else (segment.head, segment.tail)
+
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
-        text = part.message.text
+        text = part.piece(part.message.text, plain=True)
         inner = self._text_width(width)
-        key = ("user", part.message.id, len(text))
-        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, env.theme.font("body")))]
-        return documents_height(part.documents) + 2 * BUBBLE_PAD_Y
+        segment = part.segment
+        key = ("user", part.message.id, segment.start if segment else 0, len(text))
+        font = env.theme.font("body")
+        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font), len(text))]
+        head, tail = self._ends(part)
+        return documents_height(part.documents) + BUBBLE_PAD_Y * (head + tail)
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
         document = part.documents[0]
-        bubble_width = min(int(document.idealWidth() + 1), self._text_width(rect.width())) + 2 * BUBBLE_PAD_X
-        bubble = QRect(rect.right() - bubble_width + 1, rect.top(), bubble_width, rect.height())
-        fill_rounded(painter, bubble, 16, env.theme.color("user_bubble"))
-        draw_documents(painter, part.documents, bubble.left() + BUBBLE_PAD_X, bubble.top() + BUBBLE_PAD_Y, env.theme.color("text"))
+        head, tail = self._ends(part)
+        text_width = self._text_width(rect.width())
+        ideal = min(int(document.idealWidth() + 1), text_width) if head and tail else text_width
+        bubble = QRect(rect.right() - ideal - 2 * BUBBLE_PAD_X + 1, rect.top(), ideal + 2 * BUBBLE_PAD_X, rect.height())
+        shape = bubble.adjusted(0, 0 if head else -2 * BUBBLE_RADIUS, 0, 0 if tail else 2 * BUBBLE_RADIUS)
+        painter.save()
+        painter.setClipRect(rect, Qt.ClipOperation.IntersectClip)  # a piece of a taller bubble: square inner ends
+        fill_rounded(painter, shape, BUBBLE_RADIUS, env.theme.color("user_bubble"))
+        painter.restore()
+        top = bubble.top() + (BUBBLE_PAD_Y if head else 0)
+        draw_documents(painter, part.documents, bubble.left() + BUBBLE_PAD_X, top, env.theme.color("text"))
 
 
 class MarkdownText(PartPainter):
-    """Finished text: one exact render, cached by text length (text only ever grows), re-wrapped on resize.
-    Streaming text: a `LiveMarkdown` stack, so a delta never re-renders the whole reply."""
+    """A piece of Markdown text. Finished: one exact render, cached, re-wrapped on resize. Streaming: a
+    `LiveMarkdown` stack, so a delta never re-renders the piece; when the piece closes (or the reply
+    ends) its stack is finished with one exact render of its last chunk and handed to the cache."""
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
-        text = part.block.text
-        if part.live:
-            live = env.live.get(part.message.id, part.index, lambda: LiveMarkdown(env.theme))
-            part.documents = live.update(text, width)
+        segment = part.segment
+        text = part.piece(part.block.text)
+        live_key = (part.message.id, part.index, segment.start)
+        if segment.open:
+            part.documents = env.live.get(live_key, lambda: LiveMarkdown(env.theme)).update(text, width)
         else:
-            key = ("md", part.message.id, part.index, len(text))
-            part.documents = [env.cached(key, width, lambda: markdown_document(text, width, env.theme))]
+            def build():
+                live = env.live.pop(live_key)
+                return live.finish(text, width) if isinstance(live, LiveMarkdown) else markdown_document(text, width, env.theme)
+
+            key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
+            part.documents = [env.cached(key, width, build, len(text))]
         return documents_height(part.documents)
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
@@ -131,3 +155,15 @@ class RawNotice(PartPainter):
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
         draw_wrapped(painter, rect, self._text(part), env.theme.font("small"), env.theme.color("muted"))
+
+
+class PendingRow(PartPainter):
+    """A stored message whose body is being loaded (normally replaced before it is ever painted)."""
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        return part.height
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        color = env.theme.color("border")
+        for line in range(min(4, rect.height() // 24)):
+            fill_rounded(painter, QRect(rect.left(), rect.top() + line * 24, rect.width() * (3 - line % 2) // 4, 12), 6, color)

@@ -15,7 +15,9 @@ from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
 from desktop_copilot.qt.theme import TOOL_BADGES
 
 RESULT_CHARS = 6000
-"""An expanded tool result shows at most this many characters."""
+"""An expanded tool card shows at most this many characters of its arguments and of its result,"""
+RESULT_LINES = 80
+"""... and at most this many lines of each, so an expanded card stays a few thousand pixels tall at most."""
 
 
 def tool_elapsed(block: ToolCallBlock, now: float) -> str:
@@ -31,12 +33,27 @@ def arguments_summary(block: ToolCallBlock) -> str:
     return " ".join(block.partial_arguments.split()) or "{}"
 
 
+def capped(text: str) -> str:
+    """`text` cut to RESULT_CHARS characters and RESULT_LINES lines, saying how much was left out."""
+    cut = len(text) if len(text) <= RESULT_CHARS else RESULT_CHARS
+    line_end = -1
+    for _ in range(RESULT_LINES):
+        line_end = text.find("\n", line_end + 1, cut)
+        if line_end < 0:
+            break
+    else:
+        cut = line_end
+    if cut >= len(text):
+        return text
+    rest = text[cut:].lstrip("\n")
+    return f"{text[:cut]}\n… {rest.count(chr(10)) + 1:,} more lines, {len(rest):,} characters not shown (right-click the card to copy all)"
+
+
 def detail_sections(block: ToolCallBlock) -> list[tuple[str, str]]:
     arguments = json.dumps(block.arguments, ensure_ascii=False, indent=2) if block.arguments else block.partial_arguments or "{}"
-    sections = [("Arguments", arguments)]
+    sections = [("Arguments", capped(arguments))]
     if block.result is not None:
-        result = block.result if len(block.result) <= RESULT_CHARS else block.result[:RESULT_CHARS] + "\n… (truncated)"
-        sections.append(("Error" if block.is_error else "Result", result))
+        sections.append(("Error" if block.is_error else "Result", capped(block.result)))
     return sections
 
 
@@ -59,7 +76,8 @@ class ToolCard(PartPainter):
     def _documents(self, part: Part, env: PaintEnv, width: int) -> list[QTextDocument]:
         theme, font = env.theme, env.theme.font("mono")
         return [
-            env.cached(("tool", part.message.id, part.index, n, len(text)), width, lambda text=text: plain_document(text, width, theme, font))
+            env.cached(("tool", part.message.id, part.index, n, len(text)), width,
+                       lambda text=text: plain_document(text, width, theme, font), len(text))
             for n, (_label, text) in enumerate(detail_sections(part.block))
         ]
 

@@ -1,6 +1,6 @@
-"""Paints transcript rows from small per-part painters; caches row heights and a bounded number of
-row layouts; toggles thinking sections and tool cards on click (state per message and block) and
-reports clicked links."""
+"""Paints transcript rows (one segment each) with small per-part painters; measures a row exactly (its
+documents laid out, a few rows' layouts cached) or estimates it without any text layout; toggles thinking
+sections and tool cards through the model, and reports clicked links."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QPainter
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
-from desktop_copilot.core.models import Message
 from desktop_copilot.qt.parts import PaintEnv
-from desktop_copilot.qt.row_layout import PAINTERS, RowLayout, anchor_at, layout_row
+from desktop_copilot.qt.row_layout import PAINTERS, RowLayout, anchor_at, estimate_height, layout_segment
+from desktop_copilot.qt.segments import Segment
 from desktop_copilot.qt.transcript_model import TranscriptModel
 
-LAYOUT_CACHE_ROWS = 96
-"""Row layouts (which hold their documents) kept at once; heights alone are kept for every row."""
+LAYOUT_CACHE_ROWS = 32
+"""Row layouts kept at once (about two screens): they hold their documents, the document cache bounds the rest."""
 
 
 class TranscriptDelegate(QStyledItemDelegate):
@@ -26,9 +26,13 @@ class TranscriptDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.env = env or PaintEnv()
         self.width = 640
-        self._expanded: dict[str, set[int]] = {}
-        self._layouts: OrderedDict[str, tuple[tuple, RowLayout]] = OrderedDict()
-        self._heights: dict[str, tuple[tuple, int]] = {}
+        self._column = self.env.column(QRect(0, 0, self.width, 0)).width()
+        self.model: TranscriptModel | None = None
+        self._layouts: OrderedDict[tuple, RowLayout] = OrderedDict()
+
+    def bind(self, model: TranscriptModel) -> None:
+        """The model whose expand/collapse state clicks change."""
+        self.model = model
 
     # --- geometry --------------------------------------------------------------------
 
@@ -38,44 +42,43 @@ class TranscriptDelegate(QStyledItemDelegate):
         if width == self.width:
             return False
         self.width = width
+        self._column = self.env.column(QRect(0, 0, width, 0)).width()
+        self._layouts.clear()
         return True
 
-    def _key(self, message: Message) -> tuple:
-        return message.revision, message.status, self.width, frozenset(self._expanded.get(message.id, ()))
-
-    def layout(self, message: Message) -> RowLayout:
-        key = self._key(message)
-        cached = self._layouts.get(message.id)
-        if cached is not None and cached[0] == key:
-            self._layouts.move_to_end(message.id)
-            return cached[1]
-        row = layout_row(message, self.width, key[3], self.env)
-        self._layouts[message.id] = (key, row)
-        self._layouts.move_to_end(message.id)
-        while len(self._layouts) > LAYOUT_CACHE_ROWS:
-            self._layouts.popitem(last=False)
-        self._heights[message.id] = (key, row.height)
+    def layout(self, index: QModelIndex) -> RowLayout:
+        """The row's part, measured (documents laid out) for the current width."""
+        segment = index.data(TranscriptModel.SegmentRole)
+        placement = index.data(TranscriptModel.PlacementRole)
+        key = (segment, placement, self.width)
+        row = self._layouts.get(key)
+        if row is not None:
+            self._layouts.move_to_end(key)
+            return row
+        message = None if segment.kind == "pending" else index.data(TranscriptModel.MessageRole)
+        row = layout_segment(segment, message, placement, self.width, self.env)
+        if row.parts[0].kind != "pending":
+            self._layouts[key] = row
+            while len(self._layouts) > LAYOUT_CACHE_ROWS:
+                self._layouts.popitem(last=False)
         return row
 
-    def row_height(self, message: Message) -> int:
-        cached = self._heights.get(message.id)
-        if cached is not None and cached[0] == self._key(message):
-            return cached[1]
-        return self.layout(message).height
+    def row_height(self, index: QModelIndex) -> int:
+        return self.layout(index).height
+
+    def estimate(self, segment: Segment, placement: int) -> int:
+        """The row's height guessed without laying out text (for rows not on screen)."""
+        return estimate_height(segment, placement, self._column, self.env.theme)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt name
-        message = index.data(TranscriptModel.MessageRole)
-        if message is None:
+        if not index.isValid():
             return QSize(self.width, 0)
-        return QSize(self.width, self.row_height(message))
+        return QSize(self.width, self.row_height(index))
 
     # --- painting --------------------------------------------------------------------
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        message = index.data(TranscriptModel.MessageRole)
-        if message is None:
-            return
-        row = self.layout(message)
+        row = self.layout(index)
         column = self.env.column(QRect(option.rect.left(), option.rect.top(), self.width, row.height))
         visible = option.rect
         if option.widget is not None and hasattr(option.widget, "viewport"):
@@ -91,38 +94,36 @@ class TranscriptDelegate(QStyledItemDelegate):
     # --- interaction -----------------------------------------------------------------
 
     def is_expanded(self, message_id: str, block_index: int) -> bool:
-        return block_index in self._expanded.get(message_id, ())
+        return self.model is not None and self.model.is_expanded(message_id, block_index)
 
     def set_expanded(self, message_id: str, block_index: int, expanded: bool) -> None:
-        indices = self._expanded.setdefault(message_id, set())
-        (indices.add if expanded else indices.discard)(block_index)
+        if self.model is not None:
+            self.model.set_expanded(message_id, block_index, expanded)
 
     def _hit(self, index: QModelIndex, rect: QRect, pos: QPoint):
-        """(message, row layout, column, position in row coordinates) for a point in view coordinates."""
-        message = index.data(TranscriptModel.MessageRole)
-        if message is None:
+        """(row layout, column, position in row coordinates) for a point in view coordinates."""
+        if not index.isValid():
             return None
-        row = self.layout(message)
-        return message, row, self.env.column(QRect(0, 0, self.width, row.height)), pos - rect.topLeft()
+        row = self.layout(index)
+        return row, self.env.column(QRect(0, 0, self.width, row.height)), pos - rect.topLeft()
 
     def toggle_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
         """Expand or collapse the part under `pos` (view coordinates) of the row at `rect`."""
         hit = self._hit(index, rect, pos)
-        part = hit and hit[1].toggle_at(hit[3], hit[2], self.env)
+        part = hit and hit[0].toggle_at(hit[2], hit[1], self.env)
         if not part:
             return False
-        message = hit[0]
-        self.set_expanded(message.id, part.index, not self.is_expanded(message.id, part.index))
-        self.sizeHintChanged.emit(index)
+        model = self.model or index.model()
+        model.set_expanded(part.message.id, part.index, not model.is_expanded(part.message.id, part.index))
         return True
 
     def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
         hit = self._hit(index, rect, pos)
-        return anchor_at(hit[1], hit[3], hit[2]) if hit else ""
+        return anchor_at(hit[0], hit[2], hit[1]) if hit else ""
 
     def is_clickable_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
         hit = self._hit(index, rect, pos)
-        return bool(hit) and (hit[1].toggle_at(hit[3], hit[2], self.env) is not None or bool(anchor_at(hit[1], hit[3], hit[2])))
+        return bool(hit) and (hit[0].toggle_at(hit[2], hit[1], self.env) is not None or bool(anchor_at(hit[0], hit[2], hit[1])))
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: N802
         if not (

@@ -1,55 +1,76 @@
-"""The transcript as a Qt list model: one row per Message (the live snapshots the core updates)."""
+"""The transcript as a Qt list model whose rows are segments (see segments.py) of messages held in memory
+or loaded lazily from the store. A change to a message becomes dataChanged on the rows that look
+different and beginInsertRows/beginRemoveRows where its segments were added or dropped."""
 
 from __future__ import annotations
+
+from itertools import accumulate
 
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop_copilot.core.models import Message
+from desktop_copilot.qt.message_source import MessageSource
+from desktop_copilot.qt.segments import NEW_BLOCK, NEW_MESSAGE, SAME_BLOCK, MessageSegmenter, Segment, diff_rows, pending_segment
 
 ModelIndex = QModelIndex | QPersistentModelIndex
+TAIL_MESSAGES = 40
+"""Opening a stored conversation lazily loads this many of its last messages at once (it opens at the end)."""
 
 
 class TranscriptModel(QAbstractListModel):
-    """Rows hold the same Message objects the agent loop accumulates into; the model is only told
-    which message changed and emits `dataChanged` for that one row."""
-
     MessageRole = Qt.ItemDataRole.UserRole + 1
     MessageIdRole = Qt.ItemDataRole.UserRole + 2
     AuthorRole = Qt.ItemDataRole.UserRole + 3
     StatusRole = Qt.ItemDataRole.UserRole + 4
     RevisionRole = Qt.ItemDataRole.UserRole + 5
-    CHANGING_ROLES = [Qt.ItemDataRole.DisplayRole, MessageRole, StatusRole, RevisionRole]
+    SegmentRole = Qt.ItemDataRole.UserRole + 6
+    PlacementRole = Qt.ItemDataRole.UserRole + 7
+    CHANGING_ROLES = [Qt.ItemDataRole.DisplayRole, MessageRole, StatusRole, RevisionRole, SegmentRole]
     """The roles whose value changes while a message streams (its id and author never change)."""
 
     sig_message_appended = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._messages: list[Message] = []
-        self._rows: dict[str, int] = {}
+        self._clear(MessageSource())
+
+    def _clear(self, source: MessageSource) -> None:
+        self.source = source
+        self._rows: list[Segment] = []
+        self._order: list[str] = []
+        self._position: dict[str, int] = {}
+        self._spans: list[int] = []
+        self._starts, self._valid = [0], 0
+        self._segmenters: dict[str, MessageSegmenter] = {}
+        self._expanded: dict[str, set[int]] = {}
 
     # --- Qt API ----------------------------------------------------------------------
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802 - Qt name
-        return 0 if parent.isValid() else len(self._messages)
+        return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._messages):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        message = self._messages[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return message.text
-        if role == self.MessageRole:
-            return message
+        segment = self._rows[index.row()]
+        if role == self.SegmentRole:
+            return segment
+        if role == self.PlacementRole:
+            return self.placement(index.row())
         if role == self.MessageIdRole:
-            return message.id
-        if role == self.AuthorRole:
-            return message.role.value
-        if role == self.StatusRole:
-            return message.status.value
-        if role == self.RevisionRole:
-            return message.revision
-        return None
+            return segment.message_id
+        if role not in (Qt.ItemDataRole.DisplayRole, self.MessageRole, self.AuthorRole, self.StatusRole, self.RevisionRole):
+            return None
+        message = self.source.get(segment.message_id)
+        if message is None:
+            return None
+        return {
+            Qt.ItemDataRole.DisplayRole: lambda: message.text,
+            self.MessageRole: lambda: message,
+            self.AuthorRole: lambda: message.role.value,
+            self.StatusRole: lambda: message.status.value,
+            self.RevisionRole: lambda: message.revision,
+        }[role]()
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
@@ -58,49 +79,179 @@ class TranscriptModel(QAbstractListModel):
 
     def roleNames(self) -> dict[int, QByteArray]:  # noqa: N802 - Qt name
         names = dict(super().roleNames())
-        for role, name in (
-            (self.MessageRole, b"message"),
-            (self.MessageIdRole, b"messageId"),
-            (self.AuthorRole, b"author"),
-            (self.StatusRole, b"status"),
-            (self.RevisionRole, b"revision"),
-        ):
+        for role, name in ((self.MessageRole, b"message"), (self.MessageIdRole, b"messageId"), (self.AuthorRole, b"author"),
+                           (self.StatusRole, b"status"), (self.RevisionRole, b"revision"), (self.SegmentRole, b"segment"),
+                           (self.PlacementRole, b"placement")):
             names[role] = QByteArray(name)
         return names
 
-    # --- our API ---------------------------------------------------------------------
+    # --- filling ---------------------------------------------------------------------
 
     def set_messages(self, messages: list[Message]) -> None:
+        """Show `messages` (all in memory, e.g. the session's list)."""
         self.beginResetModel()
-        self._messages = list(messages)
-        self._rows = {message.id: row for row, message in enumerate(self._messages)}
+        self._clear(MessageSource())
+        for message in messages:
+            self.source.hold(message)
+            self._add(message.id, self._segment(message))
         self.endResetModel()
 
+    def open_lazy(self, store, conversation_id: str, tail: int = TAIL_MESSAGES) -> list[Message]:
+        """Show a stored conversation without loading it: one row per message until its body is fetched
+        (`fetch`), the last `tail` messages loaded at once. Returns those loaded messages, oldest first."""
+        summaries = store.message_index(conversation_id)
+        self.beginResetModel()
+        self._clear(MessageSource(store, conversation_id))
+        recent = summaries[-tail:] if tail > 0 else []
+        loaded = {m.id: m for m in self.source.load(s.id for s in recent)}
+        for summary in summaries:
+            message = loaded.get(summary.id)
+            self._add(summary.id, self._segment(message) if message else [pending_segment(summary.id, summary.role, summary.size)])
+        self.endResetModel()
+        return [loaded[s.id] for s in recent if s.id in loaded]
+
     def append_message(self, message: Message) -> None:
-        if message.id in self._rows:
+        self.source.hold(message)
+        if message.id in self._position:
             self.message_changed(message.id)
             return
-        row = len(self._messages)
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._messages.append(message)
-        self._rows[message.id] = row
-        self.endInsertRows()
+        rows = self._segment(message)
+        first = len(self._rows)
+        if rows:
+            self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        self._add(message.id, rows)
+        if rows:
+            self.endInsertRows()
         self.sig_message_appended.emit(message.id)
 
     def message_changed(self, message_id: str) -> bool:
-        """Emit dataChanged for the row of `message_id`; False when the model does not hold it."""
-        row = self._rows.get(message_id)
-        if row is None:
+        """Re-segment `message_id` and report only what changed; False when the model does not hold it."""
+        position = self._position.get(message_id)
+        message = self.source.get(message_id) if position is not None else None
+        if message is None:
             return False
-        index = self.index(row, 0)
-        self.dataChanged.emit(index, index, self.CHANGING_ROLES)
+        self._replace(position, self._segment(message))
         return True
 
+    def fetch(self, first_row: int, last_row: int) -> int:
+        """Load the messages of the not-yet-loaded rows in [first_row, last_row] and show them; how many."""
+        ids = [s.message_id for s in self._rows[max(0, first_row) : last_row + 1] if s.kind == "pending"]
+        for message in reversed(self.source.load(ids)):  # from the bottom up, so rows above keep their numbers
+            self._replace(self._position[message.id], self._segment(message))
+        return len(ids)
+
+    def has_pending(self, first_row: int, last_row: int) -> bool:
+        """Whether any row in [first_row, last_row] shows a message not loaded yet."""
+        return any(s.kind == "pending" for s in self._rows[max(0, first_row) : last_row + 1])
+
+    def set_expanded(self, message_id: str, block_index: int, expanded: bool) -> None:
+        blocks = self._expanded.setdefault(message_id, set())
+        if (block_index in blocks) != expanded:
+            (blocks.add if expanded else blocks.discard)(block_index)
+            self.message_changed(message_id)
+
+    def is_expanded(self, message_id: str, block_index: int) -> bool:
+        return block_index in self._expanded.get(message_id, ())
+
+    # --- reading ---------------------------------------------------------------------
+
+    def segment_at(self, row: int) -> Segment:
+        return self._rows[row]
+
+    def placement(self, row: int) -> int:
+        segment = self._rows[row]
+        previous = self._rows[row - 1] if row > 0 else None
+        if previous is None or previous.message_id != segment.message_id:
+            return NEW_MESSAGE
+        return SAME_BLOCK if previous.block == segment.block >= 0 else NEW_BLOCK
+
+    def rows_of(self, message_id: str) -> range:
+        position = self._position.get(message_id)
+        if position is None:
+            return range(0)
+        first = self._first_row(position)
+        return range(first, first + self._spans[position])
+
     def row_of(self, message_id: str) -> int | None:
-        return self._rows.get(message_id)
+        """The first row of `message_id`."""
+        rows = self.rows_of(message_id)
+        return rows.start if rows else None
 
     def message_at(self, row: int) -> Message:
-        return self._messages[row]
+        """The message row `row` shows (read from the store if it is not in memory)."""
+        return self.source.get(self._rows[row].message_id)
+
+    def message_count(self) -> int:
+        return len(self._order)
 
     def messages(self) -> list[Message]:
-        return list(self._messages)
+        """Every message, in order (loads any that are not in memory: for tests and tools, not for painting)."""
+        self.source.load(self._order)
+        return [self.source.get(message_id) for message_id in self._order]
+
+    # --- internals -------------------------------------------------------------------
+
+    def _segment(self, message: Message) -> list[Segment]:
+        """Streaming messages keep their segmenter (incremental cutting); finished ones are cut afresh."""
+        segmenter = self._segmenters.get(message.id)
+        if segmenter is None:
+            segmenter = MessageSegmenter()
+            if not message.status.finished:
+                self._segmenters[message.id] = segmenter
+        elif message.status.finished:
+            del self._segmenters[message.id]
+        return segmenter.segments(message, self._expanded.get(message.id, ()))
+
+    def _add(self, message_id: str, rows: list[Segment]) -> None:
+        self._position[message_id] = len(self._order)
+        self._order.append(message_id)
+        self._spans.append(len(rows))
+        self._rows.extend(rows)
+
+    def _first_row(self, position: int) -> int:
+        if position > self._valid:
+            self._starts[self._valid :] = accumulate(self._spans[self._valid :], initial=self._starts[self._valid])
+            self._valid = len(self._spans)
+        return self._starts[position]
+
+    def _set_span(self, position: int, count: int) -> None:
+        self._spans[position] = count
+        self._valid = min(self._valid, position)
+
+    def _replace(self, position: int, new: list[Segment]) -> None:
+        first = self._first_row(position)
+        old = self._rows[first : first + self._spans[position]]
+        diff = diff_rows(old, new)
+        at = first + diff.prefix + diff.replaced
+        self._rows[first : first + diff.prefix + diff.replaced] = new[: diff.prefix + diff.replaced]
+        if diff.delta > 0:
+            self.beginInsertRows(QModelIndex(), at, at + diff.delta - 1)
+            self._rows[at:at] = new[diff.prefix + diff.replaced : diff.prefix + diff.replaced + diff.delta]
+            self._set_span(position, len(new))
+            self.endInsertRows()
+        elif diff.delta < 0:
+            self.beginRemoveRows(QModelIndex(), at, at - diff.delta - 1)
+            del self._rows[at : at - diff.delta]
+            self._set_span(position, len(new))
+            self.endRemoveRows()
+        self._rows[first : first + len(new)] = new
+        changed = set(diff.changed)
+        if diff.suffix and (diff.replaced or diff.delta):
+            changed.add(len(new) - diff.suffix)  # what it follows changed: maybe its spacing too
+        for top, bottom in _runs(sorted(changed)):
+            self.dataChanged.emit(self.index(first + top, 0), self.index(first + bottom, 0), self.CHANGING_ROLES)
+
+
+def _runs(numbers: list[int]):
+    """Consecutive runs of sorted numbers as (first, last) pairs."""
+    start = previous = None
+    for number in numbers:
+        if start is None:
+            start = previous = number
+        elif number == previous + 1:
+            previous = number
+        else:
+            yield start, previous
+            start = previous = number
+    if start is not None:
+        yield start, previous

@@ -63,10 +63,11 @@ def make_window(qtbot, qasync_loop):
 
     made = []
 
-    def make():
-        paths = AppPaths.resolve().ensure()
-        store = Store(paths.database)
-        window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+    def make(runtime: Runtime | None = None):
+        """`runtime`: e.g. bootstrap.build_runtime()'s, with the key store and settings the dialog edits."""
+        runtime = runtime or Runtime(AppPaths.resolve().ensure(), AppConfig.from_environment())
+        store = Store(runtime.paths.database)
+        window = create_main_window(runtime, store)
         qtbot.addWidget(window)
         window.resize(900, 700)
         window.show()

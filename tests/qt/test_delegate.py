@@ -1,5 +1,6 @@
-"""The transcript delegate: expand/collapse by click changes row heights, caches stay bounded,
-streaming Markdown is not re-rendered per delta, and every kind of part paints."""
+"""The transcript delegate: a click expands/collapses thinking (rows inserted) and tool cards (a taller row),
+caches stay bounded, streaming Markdown is not re-rendered per delta and finishing renders only the
+last chunk, every kind of part paints, and links open."""
 
 from __future__ import annotations
 
@@ -20,16 +21,16 @@ from desktop_copilot.core.models import (
     ToolCallBlock,
     ToolCallStatus,
 )
-from desktop_copilot.qt import row_layout
 from desktop_copilot.qt.documents import DocumentCache, LiveMarkdown, markdown_document
 from desktop_copilot.qt.parts import PaintEnv
 from desktop_copilot.qt.theme import DEFAULT_THEME, TOOL_BADGES
 from desktop_copilot.qt.thinking_parts import thinking_label
+from desktop_copilot.qt.tool_card import RESULT_LINES, capped
 from desktop_copilot.qt.transcript_delegate import LAYOUT_CACHE_ROWS, TranscriptDelegate
 from desktop_copilot.qt.transcript_model import TranscriptModel
 from desktop_copilot.qt.transcript_view import TranscriptView
 
-THOUGHT = "Let me think about this carefully. " * 40
+THOUGHT = "Let me think about this carefully.\n" * 400
 
 
 def _reply() -> Message:
@@ -44,73 +45,83 @@ def _reply() -> Message:
     return reply
 
 
+def _show(qtbot, model: TranscriptModel, width: int = 800, height: int = 600) -> TranscriptView:
+    view = TranscriptView(model)
+    qtbot.addWidget(view)
+    view.resize(width, height)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: view.testAttribute(Qt.WidgetAttribute.WA_Mapped))  # repaint() paints from here on
+    return view
+
+
 @pytest.fixture
 def view(qtbot):
     model = TranscriptModel()
     model.set_messages([Message.user("What's the weather?"), _reply()])
-    view = TranscriptView(model)
-    qtbot.addWidget(view)
-    view.resize(800, 600)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+    return _show(qtbot, model)
 
 
-def _click_part(qtbot, view, row: int, part_number: int) -> None:
+def _click_row(qtbot, view, row: int) -> None:
     index = view.model().index(row, 0)
-    delegate = view.delegate
-    layout = delegate.layout(index.data(TranscriptModel.MessageRole))
-    column = delegate.env.column(QRect(0, 0, delegate.width, layout.height))
-    part_rect = layout.part_rect(layout.parts[part_number], column)
-    pos = view.visualRect(index).topLeft() + part_rect.topLeft() + QPoint(12, 10)
+    layout = view.delegate.layout(index)
+    part = layout.parts[0]
+    column = view.delegate.env.column(QRect(0, 0, view.delegate.width, layout.height))
+    pos = view.visualRect(index).topLeft() + layout.part_rect(part, column).topLeft() + QPoint(12, 10)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
 
 
-@pytest.mark.parametrize("part_number", [0, 1], ids=["thinking", "tool card"])
-def test_clicking_a_header_expands_and_collapses_it(qtbot, view, part_number):
-    index = view.model().index(1, 0)
-    message = index.data(TranscriptModel.MessageRole)
-    collapsed = view.delegate.sizeHint(None, index).height()
+def test_clicking_the_thinking_header_inserts_its_text_as_rows(qtbot, view):
+    model = view.model()
+    message = model.message_at(1)
+    assert [model.segment_at(r).kind for r in range(model.rowCount())] == ["user", "thinking", "tool", "text"]
+    with qtbot.waitSignal(model.rowsInserted):
+        _click_row(qtbot, view, 1)
+    assert view.delegate.is_expanded(message.id, 0)
+    kinds = [model.segment_at(r).kind for r in range(model.rowCount())]
+    assert kinds[:3] == ["user", "thinking", "thinking_body"] and kinds.count("thinking_body") >= 3
+    view.viewport().repaint()
+    assert max(view.rows.heights) < 8000  # a long thought is several rows, none of them tall
+    _click_row(qtbot, view, 1)
+    assert not view.delegate.is_expanded(message.id, 0) and model.rowCount() == 4
 
-    with qtbot.waitSignal(view.delegate.sizeHintChanged):
-        _click_part(qtbot, view, 1, part_number)
-    assert view.delegate.is_expanded(message.id, part_number)
-    expanded = view.delegate.sizeHint(None, index).height()
+
+def test_clicking_a_tool_card_expands_it(qtbot, view):
+    index = view.model().index(2, 0)
+    collapsed = view.delegate.row_height(index)
+    _click_row(qtbot, view, 2)
+    expanded = view.delegate.row_height(view.model().index(2, 0))
     assert expanded > collapsed + 60
-    qtbot.waitUntil(lambda: view.visualRect(index).height() == expanded)
-
-    _click_part(qtbot, view, 1, part_number)
-    assert not view.delegate.is_expanded(message.id, part_number)
-    assert view.delegate.sizeHint(None, index).height() == collapsed
+    qtbot.waitUntil(lambda: view.visualRect(view.model().index(2, 0)).height() == expanded)
+    _click_row(qtbot, view, 2)
+    assert view.delegate.row_height(view.model().index(2, 0)) == collapsed
 
 
 def test_clicking_text_toggles_nothing(qtbot, view):
-    message = view.model().index(1, 0).data(TranscriptModel.MessageRole)
-    with qtbot.assertNotEmitted(view.delegate.sizeHintChanged):
-        _click_part(qtbot, view, 1, 2)
-    assert not view.delegate.is_expanded(message.id, 2)
+    with qtbot.assertNotEmitted(view.model().dataChanged):
+        _click_row(qtbot, view, 3)
 
 
-def test_caches_are_bounded_and_heights_are_kept(qtbot, monkeypatch):
-    env = PaintEnv(documents=DocumentCache(capacity=50))
+def test_a_huge_tool_result_is_capped():
+    shown = capped("line\n" * 10_000)
+    assert shown.count("\n") == RESULT_LINES and "9,921 more lines" in shown
+    assert capped("short") == "short"
+
+
+def test_caches_are_bounded_and_rows_off_screen_are_only_estimated(qtbot):
+    env = PaintEnv(documents=DocumentCache(capacity=50, budget=5_000))
     delegate = TranscriptDelegate(env=env)
     delegate.set_width(700)
     model = TranscriptModel()
-    messages = [Message.user(f"Question {n}: " + "words " * n) for n in range(400)]
-    model.set_messages(messages)
-    heights = [delegate.sizeHint(None, model.index(row, 0)).height() for row in range(model.rowCount())]
-    assert len(env.documents) <= 50
+    model.set_messages([Message.user(f"Question {n}: " + "words " * n) for n in range(400)])
+    heights = [delegate.row_height(model.index(row, 0)) for row in range(model.rowCount())]
+    assert len(env.documents) <= 50 and env.documents.chars <= 5_000 + 2_500
     assert len(delegate._layouts) <= LAYOUT_CACHE_ROWS
     assert heights[-1] > heights[0]
-
-    laid_out = []
-    original = row_layout.layout_row
-    monkeypatch.setattr("desktop_copilot.qt.transcript_delegate.layout_row", lambda *a: laid_out.append(1) or original(*a))
-    assert delegate.sizeHint(None, model.index(0, 0)).height() == heights[0]
-    assert laid_out == []  # an evicted row's height came from the height cache
-
+    estimates = [delegate.estimate(model.segment_at(row), model.placement(row)) for row in (0, 399)]
+    assert estimates[1] > estimates[0] and 0.5 < estimates[1] / heights[-1] < 2
     delegate.set_width(300)
-    assert delegate.sizeHint(None, model.index(399, 0)).height() > heights[-1]
+    assert delegate.row_height(model.index(399, 0)) > heights[-1]
 
 
 def test_streaming_markdown_renders_far_less_often_than_deltas(qtbot):
@@ -133,6 +144,16 @@ def test_streaming_markdown_renders_far_less_often_than_deltas(qtbot):
     assert re.sub(r"\s+", "", streamed) == re.sub(r"\s+", "", exact)
 
 
+def test_finishing_a_live_piece_renders_only_its_last_chunk(qtbot):
+    text = "".join(f"Paragraph {n} with **bold**.\n\n" for n in range(40)) + "The last words"
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0)
+    live.update(text, 600)
+    before = live.rendered_chars
+    stack = live.finish(text, 600)
+    assert live.rendered_chars - before == len("The last words")
+    assert stack.documents[-1].toPlainText().strip() == "The last words"
+
+
 def test_thinking_labels_and_badges():
     live = ThinkingBlock(thinking="…", started_at=100.0)
     done = ThinkingBlock(thinking="…", started_at=100.0, ended_at=104.6)
@@ -151,15 +172,17 @@ def test_every_kind_of_part_paints(qtbot, view):
     stopped = Message.assistant()
     stopped.blocks = [ToolCallBlock(id="t", name="slow", partial_arguments='{"q": "x', status=ToolCallStatus.CANCELLED)]
     stopped.status, stopped.error = MessageStatus.STOPPED, "Stopped by the user."
+    model = view.model()
     for message in (failed, stopped, streaming):
-        view.model().append_message(message)
-    for row in range(view.model().rowCount()):
-        view.delegate.set_expanded(view.model().message_at(row).id, 0, True)
-    view.doItemsLayout()
+        model.append_message(message)
+    for message in (failed, stopped, streaming):
+        model.set_expanded(message.id, 0, True)
+    view.resize(800, 3000)
     image = view.grab().toImage()
     assert not image.isNull()
-    kinds = [[p.kind for p in view.delegate.layout(m).parts] for m in (failed, stopped, streaming)]
+    kinds = [[model.segment_at(row).kind for row in model.rows_of(m.id)] for m in (failed, stopped, streaming)]
     assert kinds == [["redacted", "raw", "text", "notice"], ["tool", "notice"], ["waiting"]]
+    assert all(view.rows.measured[row] for row in range(model.rowCount()))
 
 
 def test_clicking_a_link_opens_it(qtbot, monkeypatch):
@@ -169,16 +192,14 @@ def test_clicking_a_link_opens_it(qtbot, monkeypatch):
     monkeypatch.setattr(transcript_view.QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
     reply = Message.assistant()
     reply.blocks = [TextBlock(text="See [the docs](https://example.com/docs) for more.")]
+    reply.status = MessageStatus.COMPLETED
     model = TranscriptModel()
     model.set_messages([reply])
-    view = TranscriptView(model)
-    qtbot.addWidget(view)
-    view.resize(700, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _show(qtbot, model, 700, 300)
+    view.viewport().repaint()
     index, delegate = model.index(0, 0), view.delegate
     rect = view.visualRect(index)
-    y = rect.top() + DEFAULT_THEME.row_spacing // 2 + 8
+    y = rect.top() + DEFAULT_THEME.row_spacing + 8
     spot = next(QPoint(x, y) for x in range(rect.left(), rect.right(), 4) if delegate.link_at(index, rect, QPoint(x, y)))
     with qtbot.waitSignal(delegate.sig_link_activated) as link:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=spot)

@@ -7,6 +7,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import TypeAdapter
 
@@ -26,6 +27,16 @@ class DamagedDatabaseError(RuntimeError):
             f"The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was started."
         )
         self.path, self.kept_at = path, kept_at
+
+
+class MessageSummary(NamedTuple):
+    """What a transcript needs to lay out a message before reading it."""
+
+    id: str
+    role: str
+    status: str
+    size: int
+    """Length of the stored blocks (JSON characters): a hint of how tall the message is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +128,50 @@ class Store:
         with self._transaction():
             self._db.execute("DELETE FROM search_index WHERE conversation_id=?", (conversation_id,))
             self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
+
+    # --- lazy loading (a long conversation is opened without reading every message) -----
+
+    def load_conversation_header(self, conversation_id: str) -> Conversation | None:
+        """The conversation without its messages."""
+        row = self._db.execute("SELECT * FROM conversations WHERE id=?", (conversation_id,)).fetchone()
+        return None if row is None else self._conversation(row)
+
+    def message_index(self, conversation_id: str) -> list[MessageSummary]:
+        """(id, role, status, size) of every message in order, without reading their blocks."""
+        rows = self._db.execute(
+            "SELECT id, role, status, length(blocks) FROM messages WHERE conversation_id=? ORDER BY seq",
+            (conversation_id,),
+        ).fetchall()
+        return [MessageSummary(*row) for row in rows]
+
+    def load_messages(self, message_ids: list[str]) -> list[Message]:
+        """The messages with these ids, in the order given (unknown ids are left out)."""
+        found: dict[str, Message] = {}
+        for start in range(0, len(message_ids), 500):  # SQLite limits the number of parameters
+            batch = message_ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self._db.execute(f"SELECT * FROM messages WHERE id IN ({marks})", batch).fetchall():
+                found[row["id"]] = self._message(row)
+        return [found[i] for i in message_ids if i in found]
+
+    def load_message_range(self, conversation_id: str, offset: int, limit: int) -> list[Message]:
+        """`limit` messages from position `offset` (0 = the oldest)."""
+        rows = self._db.execute(
+            "SELECT * FROM messages WHERE conversation_id=? ORDER BY seq LIMIT ? OFFSET ?", (conversation_id, limit, offset)
+        ).fetchall()
+        return [self._message(r) for r in rows]
+
+    def conversation_usage(self, conversation_id: str) -> Usage:
+        """The summed token usage of a conversation's messages, computed in SQL."""
+        row = self._db.execute(
+            """SELECT COALESCE(SUM(json_extract(usage, '$.input_tokens')), 0),
+                      COALESCE(SUM(json_extract(usage, '$.output_tokens')), 0),
+                      COALESCE(SUM(json_extract(usage, '$.cache_read_tokens')), 0),
+                      COALESCE(SUM(json_extract(usage, '$.cache_write_tokens')), 0)
+               FROM messages WHERE conversation_id=?""",
+            (conversation_id,),
+        ).fetchone()
+        return Usage(input_tokens=row[0], output_tokens=row[1], cache_read_tokens=row[2], cache_write_tokens=row[3])
 
     # --- messages ----------------------------------------------------------------------
 

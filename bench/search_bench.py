@@ -1,0 +1,93 @@
+"""Full-text search over 50,000 stored messages (English and Chinese): time to build the store and its
+index, and p50 / p95 latency of Store.search for several queries, side by side in one run.
+
+    python bench/search_bench.py [--messages 50000] [--repeats 40]
+
+Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.storage.store import Store  # noqa: E402
+
+ENGLISH = ("the quick model answers every question about python asyncio tasks and event loops while the database "
+           "keeps each conversation safe with write ahead logging and careful migrations so nothing is lost when the "
+           "laptop sleeps or the network drops during a long streaming reply about rust lifetimes borrow checker "
+           "sql window functions gardening recipes travel plans budgets and weather forecasts").split()
+CHINESE = "今天香港天气怎么样明天会下雨吗数据库索引怎么设计请帮我安排东京三日游行程红楼梦的主要人物有哪些用中文解释异步编程"
+RARE = {"zeppelin": "English rare", "饕餮": "Chinese rare"}
+QUERIES = ["asyncio", "weather forecasts", "pyth", "rust lifetimes borrow", "zeppelin", "天气", "香港天气", "数据库 索引",
+           "饕餮", "nothingmatcheshere"]
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    if n % 3 == 2:  # a third of the messages are Chinese, with some English mixed in
+        start = rng.randrange(len(CHINESE) - 24)
+        return CHINESE[start:start + rng.randint(12, 24)] + " " + " ".join(rng.choices(ENGLISH, k=4))
+    return " ".join(rng.choices(ENGLISH, k=rng.randint(12, 60))).capitalize() + "."
+
+
+def build(store: Store, messages: int, per_conversation: int) -> None:
+    rng = random.Random(7)
+    for c in range(messages // per_conversation):
+        conversation = Conversation(title=f"Conversation {c}: " + " ".join(rng.choices(ENGLISH, k=4)), model="claude-sonnet-4-5")
+        store.save_conversation(conversation)
+        for seq in range(per_conversation):
+            n = c * per_conversation + seq
+            text = sentence(rng, n)
+            if n % 5000 == 1234:
+                text += " zeppelin 饕餮"
+            role = Role.USER if seq % 2 == 0 else Role.ASSISTANT
+            store.save_message(conversation.id, seq, Message(role=role, blocks=[TextBlock(text=text)]))
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=50_000)
+    parser.add_argument("--per-conversation", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=40)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="dc-search-bench-") as folder:
+        path = Path(folder) / "bench.sqlite3"
+        store = Store(path)
+        started = time.perf_counter()
+        build(store, options.messages, options.per_conversation)
+        built = time.perf_counter() - started
+        started = time.perf_counter()
+        store._reindex_all()  # what a schema migration to the search index does
+        reindexed = time.perf_counter() - started
+        size_mb = sum(p.stat().st_size for p in Path(folder).iterdir()) / 1e6
+        print(f"{options.messages:,} messages in {options.messages // options.per_conversation:,} conversations")
+        print(f"store + index as messages arrive: {built:.1f} s ({built / options.messages * 1e3:.2f} ms per message)")
+        print(f"rebuild the whole index:          {reindexed:.1f} s")
+        print(f"database files:                   {size_mb:.0f} MB\n")
+        print(f"{'query':<24}{'hits':>6}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
+        for query in QUERIES:
+            timings = []
+            for _ in range(options.repeats):
+                t0 = time.perf_counter()
+                hits = store.search(query)
+                timings.append((time.perf_counter() - t0) * 1e3)
+            print(f"{query:<24}{len(hits):>6}{statistics.median(timings):>10.2f}{percentile(timings, 0.95):>10.2f}{max(timings):>10.2f}")
+        store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""Helpers for settings tests: a models-list reply, a scan of a folder for key values, driving the dialog."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from tests.support.loopback import ScriptedResponse, json_response
+
+
+def anthropic_models(ids: list[str]) -> ScriptedResponse:
+    """A `GET /v1/models` page as the API sends it."""
+    data = [
+        {"id": i, "type": "model", "display_name": i.replace("-", " ").title(), "created_at": "2025-09-29T00:00:00Z"}
+        for i in ids
+    ]
+    return json_response({"data": data, "has_more": False, "first_id": ids[0] if ids else None,
+                          "last_id": ids[-1] if ids else None})
+
+
+def files_containing(root: Path, value: str) -> list[Path]:
+    """Every file under `root` holding `value` raw, as UTF-16 or in base64 (none must)."""
+    needles = (value.encode(), value.encode("utf-16-le"), value.encode("utf-16-be"), base64.b64encode(value.encode()))
+    return [p for p in root.rglob("*") if p.is_file() and any(n in p.read_bytes() for n in needles)]
+
+
+def open_dialog(qtbot, window):
+    """Opens the settings dialog through its action and waits until the keys were read."""
+    from desktop_copilot.qt.settings_entry import open_dialog_of
+
+    action = next(a for a in window.actions() if a.objectName() == "settingsAction")
+    action.trigger()
+    dialog = open_dialog_of(window)
+    assert dialog is not None
+    wait_loaded(qtbot, dialog)
+    return dialog
+
+
+def wait_loaded(qtbot, dialog) -> None:
+    fields = dialog.keys_page.fields.values()
+    qtbot.waitUntil(lambda: all(f.state.text() != "Checking…" for f in fields) and not dialog.keys_page.tasks.busy,
+                    timeout=5000)
+
+
+def wait_idle(qtbot, page) -> None:
+    qtbot.waitUntil(lambda: not page.tasks.busy, timeout=10000)
