@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
-from desktop_copilot.core.chat import ChatSession
+from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.models import Conversation, Role, Usage
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.qt.transcript_model import TranscriptModel
@@ -117,7 +117,7 @@ class ChatController(QObject):
             await run(self.on_event, self._confirm_loop)
         except asyncio.CancelledError:
             pass  # the loop already marked the reply stopped and emitted RunFinished("stopped")
-        except MissingKeyError as exc:
+        except (MissingKeyError, NothingToDoError) as exc:  # already in words a user can act on
             self._report(str(exc), text)
         except Exception as exc:  # never let it reach sys.excepthook
             log.exception("the run failed")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths
+from PySide6.QtCore import QObject, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
 from desktop_copilot.core.export import ExportFormatError, export_all, import_json, to_json, to_markdown
 from desktop_copilot.core.models import Conversation
@@ -25,6 +26,16 @@ def safe_file_name(title: str, suffix: str) -> str:
     name = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", title).strip(" .")
     name = " ".join(name.split())[:80].rstrip(" .")
     return (name or "conversation") + suffix
+
+
+@contextmanager
+def busy_cursor():
+    """A wait cursor while a long export or import runs on the GUI thread."""
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        yield
+    finally:
+        QApplication.restoreOverrideCursor()
 
 
 def file_menu(window: QMainWindow) -> QMenu:
@@ -109,7 +120,8 @@ class HistoryActions(QObject):
 
     def _write(self, path: Path, render) -> Path | None:
         try:
-            path.write_text(render(), encoding="utf-8")
+            with busy_cursor():
+                path.write_text(render(), encoding="utf-8")
         except OSError as exc:
             self.window.banner.show_error(f"Could not save {path}: {exc.strerror or exc}. Choose another folder.")
             return None
@@ -129,7 +141,8 @@ class HistoryActions(QObject):
             return None
         path = Path(chosen)
         try:
-            imported, skipped = import_json(store, path.read_text(encoding="utf-8"))
+            with busy_cursor():
+                imported, skipped = import_json(store, path.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
             return self._import_failed(path, "it is not a text file. Choose a file made by Export → JSON.")
         except OSError as exc:

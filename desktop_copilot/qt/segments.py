@@ -160,3 +160,18 @@ def diff_rows(old: list[Segment], new: list[Segment]) -> RowDiff:
     tail_new = len(new) - suffix
     changed += [tail_new + n for n in range(suffix) if old[len(old) - suffix + n] != new[tail_new + n]]
     return RowDiff(prefix, suffix, replaced, middle_new - middle_old, tuple(changed))
+
+
+def runs(numbers: list[int]):
+    """Consecutive runs of sorted numbers as (first, last) pairs."""
+    start = previous = None
+    for number in numbers:
+        if start is None:
+            start = previous = number
+        elif number == previous + 1:
+            previous = number
+        else:
+            yield start, previous
+            start = previous = number
+    if start is not None:
+        yield start, previous

@@ -4,7 +4,7 @@ is typed, the search results. It only emits what the user asked for; HistoryCont
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QContextMenuEvent, QKeyEvent
+from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView, QFrame, QLabel, QLineEdit, QListView, QMenu, QMessageBox, QPushButton, QStackedWidget,
     QVBoxLayout, QWidget,
@@ -103,7 +103,8 @@ class Sidebar(QWidget):
         self.new_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.new_button.setToolTip("New conversation (Ctrl+N)")
         self.search_field = SearchField(objectName="searchField")
-        self.search_field.setPlaceholderText("Search chats   Ctrl+K")
+        shortcut = QKeySequence("Ctrl+K").toString(QKeySequence.SequenceFormat.NativeText)  # ⌘K on macOS
+        self.search_field.setPlaceholderText(f"Search chats   {shortcut}")
         self.search_field.setClearButtonEnabled(True)
         self.search_field.addAction(painted_icon("search", theme.muted, 18), QLineEdit.ActionPosition.LeadingPosition)
         self.list_view = _list_view(ConversationListView(self), "conversationList")

@@ -26,7 +26,7 @@ def sidebar_style_sheet(theme: Theme) -> str:
         QLabel#resultsLabel {{ color: {theme.muted}; font-size: 8.5pt; padding: 6px 18px 2px 18px; }}
         QLineEdit#renameEditor {{
             color: {theme.text}; background: {theme.card}; border: 1px solid {theme.accent}; border-radius: 5px;
-            padding: 0 4px;
+            padding: 0 4px; selection-background-color: {theme.highlight}; selection-color: {theme.text};
         }}
     """
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersist
 
 from desktop_copilot.core.models import Message
 from desktop_copilot.qt.message_source import MessageSource
-from desktop_copilot.qt.segments import NEW_BLOCK, NEW_MESSAGE, SAME_BLOCK, MessageSegmenter, Segment, diff_rows, pending_segment
+from desktop_copilot.qt.segments import NEW_BLOCK, NEW_MESSAGE, SAME_BLOCK, MessageSegmenter, Segment, diff_rows, pending_segment, runs
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 TAIL_MESSAGES = 40
@@ -238,20 +238,6 @@ class TranscriptModel(QAbstractListModel):
         changed = set(diff.changed)
         if diff.suffix and (diff.replaced or diff.delta):
             changed.add(len(new) - diff.suffix)  # what it follows changed: maybe its spacing too
-        for top, bottom in _runs(sorted(changed)):
+        for top, bottom in runs(sorted(changed)):
             self.dataChanged.emit(self.index(first + top, 0), self.index(first + bottom, 0), self.CHANGING_ROLES)
 
-
-def _runs(numbers: list[int]):
-    """Consecutive runs of sorted numbers as (first, last) pairs."""
-    start = previous = None
-    for number in numbers:
-        if start is None:
-            start = previous = number
-        elif number == previous + 1:
-            previous = number
-        else:
-            yield start, previous
-            start = previous = number
-    if start is not None:
-        yield start, previous

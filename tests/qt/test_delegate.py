@@ -28,7 +28,7 @@ from desktop_copilot.qt.thinking_parts import thinking_label
 from desktop_copilot.qt.tool_card import RESULT_LINES, capped
 from desktop_copilot.qt.transcript_delegate import LAYOUT_CACHE_ROWS, TranscriptDelegate
 from desktop_copilot.qt.transcript_model import TranscriptModel
-from desktop_copilot.qt.transcript_view import TranscriptView
+from tests.qt.transcript_support import show_view
 
 THOUGHT = "Let me think about this carefully.\n" * 400
 
@@ -45,21 +45,11 @@ def _reply() -> Message:
     return reply
 
 
-def _show(qtbot, model: TranscriptModel, width: int = 800, height: int = 600) -> TranscriptView:
-    view = TranscriptView(model)
-    qtbot.addWidget(view)
-    view.resize(width, height)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.testAttribute(Qt.WidgetAttribute.WA_Mapped))  # repaint() paints from here on
-    return view
-
-
 @pytest.fixture
 def view(qtbot):
     model = TranscriptModel()
     model.set_messages([Message.user("What's the weather?"), _reply()])
-    return _show(qtbot, model)
+    return show_view(qtbot, model, 800, 600)
 
 
 def _click_row(qtbot, view, row: int) -> None:
@@ -195,7 +185,7 @@ def test_clicking_a_link_opens_it(qtbot, monkeypatch):
     reply.status = MessageStatus.COMPLETED
     model = TranscriptModel()
     model.set_messages([reply])
-    view = _show(qtbot, model, 700, 300)
+    view = show_view(qtbot, model, 700, 300)
     view.viewport().repaint()
     index, delegate = model.index(0, 0), view.delegate
     rect = view.visualRect(index)

@@ -5,7 +5,7 @@ documents stay bounded; a long stored conversation opens lazily; what is on scre
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
@@ -16,16 +16,7 @@ from desktop_copilot.qt.chunking import MAX_CHARS
 from desktop_copilot.qt.parts import LIVE_PIECES
 from desktop_copilot.qt.transcript_model import TAIL_MESSAGES, TranscriptModel
 from desktop_copilot.qt.transcript_view import TranscriptView
-
-
-def _view(qtbot, model: TranscriptModel, width: int = 600, height: int = 400) -> TranscriptView:
-    view = TranscriptView(model)
-    qtbot.addWidget(view)
-    view.resize(width, height)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.testAttribute(Qt.WidgetAttribute.WA_Mapped))  # repaint() paints from here on
-    return view
+from tests.qt.transcript_support import show_view
 
 
 @pytest.fixture
@@ -35,7 +26,7 @@ def streaming(qtbot):
     reply = Message.assistant()
     accumulate(reply, ev.Start(model="m"))
     model.append_message(reply)
-    view = _view(qtbot, model)
+    view = show_view(qtbot, model)
     view.follow()
 
     def grow(lines: int = 5) -> None:
@@ -101,7 +92,7 @@ def _stream(qtbot, model: TranscriptModel, view: TranscriptView, text: str, delt
 def test_the_end_of_a_200_kb_reply_is_visible_at_the_bottom(qtbot, monkeypatch):
     model = TranscriptModel()
     model.set_messages([Message.user("Write a very long answer.")])
-    view = _view(qtbot, model, 800, 600)
+    view = show_view(qtbot, model, 800, 600)
     text = _long_markdown(200_000)
     reply = _stream(qtbot, model, view, text)
     rendered = []
@@ -133,7 +124,7 @@ def test_rows_on_screen_stay_put_when_rows_above_change(qtbot):
     model = TranscriptModel()
     reply = Message(role=Role.ASSISTANT, blocks=[ToolCallBlock(id="t", name="search", result="found\n" * 60)])
     model.set_messages([reply, *[Message.user(f"Question {n}\n" * 3) for n in range(40)]])
-    view = _view(qtbot, model)
+    view = show_view(qtbot, model)
     view.scrollTo(model.index(20, 0), TranscriptView.ScrollHint.PositionAtTop)
     view.viewport().repaint()
     top = view.visualRect(model.index(20, 0)).top()
@@ -161,7 +152,7 @@ def test_a_long_stored_conversation_opens_lazily_and_loads_as_it_scrolls(qtbot, 
     store, conversation_id = long_store
     model = TranscriptModel()
     model.open_lazy(store, conversation_id)
-    view = _view(qtbot, model, 700, 500)
+    view = show_view(qtbot, model, 700, 500)
     view.viewport().repaint()
     assert model.rowCount() >= 3000 and model.source.loads <= TAIL_MESSAGES + 20
     last = model.rowCount() - 1
