@@ -33,6 +33,12 @@ CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id,
 """
 
 V2 = """
+CREATE TABLE IF NOT EXISTS search_keys (
+    id INTEGER PRIMARY KEY,
+    conversation_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    UNIQUE (conversation_id, message_id)
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS search_index USING fts5(
     conversation_id UNINDEXED,
     message_id UNINDEXED,
@@ -41,7 +47,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS search_index USING fts5(
 );
 """
 """Full-text search over titles (message_id '') and message text, thinking and tool results.
-CJK characters are indexed one per token (see search.segment), so 天气 is found in 今天香港天气."""
+CJK characters are indexed one per token (see search.segment), so 天气 is found in 今天香港天气.
+`search_keys` gives each indexed text its rowid, so replacing one does not scan the index."""
 
 V3 = """
 CREATE TABLE IF NOT EXISTS archived_tails (

@@ -14,7 +14,10 @@ _CJK = (
 _CJK_CHAR = re.compile(f"([{_CJK}])")
 MARK_START, MARK_END = "\u0002", "\u0003"
 """Snippet highlight markers (control characters that never occur in stored text)."""
-_JOIN = re.compile(f"(?<=[{_CJK}{MARK_START}{MARK_END}]) +(?=[{_CJK}{MARK_START}{MARK_END}])")
+_CJK_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"
+_JOIN = re.compile(
+    f"(?<=[{_CJK}{_CJK_PUNCTUATION}{MARK_START}{MARK_END}]) +(?=[{_CJK}{_CJK_PUNCTUATION}{MARK_START}{MARK_END}])"
+)
 
 
 def segment(text: str) -> str:

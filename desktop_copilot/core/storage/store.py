@@ -126,7 +126,7 @@ class Store:
 
     def delete_conversation(self, conversation_id: str) -> None:
         with self._transaction():
-            self._db.execute("DELETE FROM search_index WHERE conversation_id=?", (conversation_id,))
+            self._unindex(conversation_id)
             self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
 
     # --- lazy loading (a long conversation is opened without reading every message) -----
@@ -227,17 +227,39 @@ class Store:
         return [SearchHit(r["conversation_id"], r["message_id"], r["title"], unsegment(r["snippet"])) for r in rows]
 
     def _index(self, conversation_id: str, message_id: str, text: str) -> None:
+        key = self._db.execute(
+            "SELECT id FROM search_keys WHERE conversation_id=? AND message_id=?", (conversation_id, message_id)
+        ).fetchone()
+        if key is not None:
+            self._db.execute("DELETE FROM search_index WHERE rowid=?", (key[0],))
+        if not text.strip():
+            if key is not None:
+                self._db.execute("DELETE FROM search_keys WHERE id=?", (key[0],))
+            return
+        if key is None:
+            key = self._db.execute(
+                "INSERT INTO search_keys (conversation_id, message_id) VALUES (?, ?) RETURNING id",
+                (conversation_id, message_id),
+            ).fetchone()
         self._db.execute(
-            "DELETE FROM search_index WHERE conversation_id=? AND message_id=?", (conversation_id, message_id)
+            "INSERT INTO search_index (rowid, conversation_id, message_id, body) VALUES (?, ?, ?, ?)",
+            (key[0], conversation_id, message_id, segment(text)),
         )
-        if text.strip():
-            self._db.execute(
-                "INSERT INTO search_index (conversation_id, message_id, body) VALUES (?, ?, ?)",
-                (conversation_id, message_id, segment(text)),
-            )
+
+    def _unindex(self, conversation_id: str, message_ids: list[str] | None = None) -> None:
+        """Drop the search rows of a conversation (or of some of its messages)."""
+        query = "SELECT id FROM search_keys WHERE conversation_id=?"
+        args: list = [conversation_id]
+        if message_ids is not None:
+            query += f" AND message_id IN ({','.join('?' * len(message_ids))})"
+            args += message_ids
+        ids = [row[0] for row in self._db.execute(query, args).fetchall()]
+        self._db.executemany("DELETE FROM search_index WHERE rowid=?", [(i,) for i in ids])
+        self._db.executemany("DELETE FROM search_keys WHERE id=?", [(i,) for i in ids])
 
     def _reindex_all(self) -> None:
         self._db.execute("DELETE FROM search_index")
+        self._db.execute("DELETE FROM search_keys")
         for row in self._db.execute("SELECT id, title FROM conversations").fetchall():
             self._index(row["id"], "", row["title"])
         for row in self._db.execute("SELECT * FROM messages").fetchall():
@@ -258,8 +280,7 @@ class Store:
         with self._transaction():
             for message_id in message_ids:
                 self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
-                self._db.execute("DELETE FROM search_index WHERE message_id=? AND conversation_id=?",
-                                 (message_id, conversation_id))
+            self._unindex(conversation_id, message_ids)
 
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:

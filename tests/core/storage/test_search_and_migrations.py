@@ -87,6 +87,22 @@ def test_query_building_escapes_syntax():
     assert fts_query("天气 report") == '"天 气" AND "report"*'
     assert fts_query("***") is None
     assert unsegment(segment("今天 weather 好")) == "今天 weather 好"
+    assert unsegment(segment("怎么样？好。")) == "怎么样？好。"
+
+
+def test_saving_does_not_slow_down_as_the_index_grows(store):
+    """Replacing a message's index row is a lookup by key, not a scan of the index."""
+    conversation = add(store, "t")
+    plan = store.connection.execute(
+        "EXPLAIN QUERY PLAN SELECT id FROM search_keys WHERE conversation_id=? AND message_id=?", ("a", "b")
+    ).fetchall()
+    assert any("USING" in row[-1] and "INDEX" in row[-1] for row in plan), plan
+    message = reply("first words")
+    store.save_message(conversation.id, 0, message)
+    message.blocks[0].text = "second words"
+    store.save_message(conversation.id, 0, message)
+    assert store.search("first") == [] and len(store.search("second")) == 1
+    assert store.connection.execute("SELECT COUNT(*) FROM search_keys").fetchone()[0] == 2
 
 
 def make_v1_database(path):
@@ -110,8 +126,12 @@ def make_database(path, version):
     if version >= 2:
         db = sqlite3.connect(path)
         db.executescript(schema.V2)
-        db.execute("INSERT INTO search_index VALUES ('conv_old', '', ?)", (segment("old chat about 天气"),))
-        db.execute("INSERT INTO search_index VALUES ('conv_old', ?, ?)", (message.id, segment(message.text)))
+        db.execute("INSERT INTO search_keys VALUES (1, 'conv_old', '')")
+        db.execute("INSERT INTO search_keys VALUES (2, 'conv_old', ?)", (message.id,))
+        db.execute("INSERT INTO search_index (rowid, conversation_id, message_id, body) VALUES (1, 'conv_old', '', ?)",
+                   (segment("old chat about 天气"),))
+        db.execute("INSERT INTO search_index (rowid, conversation_id, message_id, body) VALUES (2, 'conv_old', ?, ?)",
+                   (message.id, segment(message.text)))
         db.execute("PRAGMA user_version=2")
         db.commit()
         db.close()
