@@ -101,9 +101,8 @@ def estimate_height(segment: Segment, placement: int, column: int, theme: Theme)
     pad = spacing_above(placement, theme)
     kind, chars = segment.kind, segment.end - segment.start
     if kind == "pending":
-        role, size = segment.state
-        text = size * (0.9 if role == "user" else 0.5)
-        return pad + min(3000, max(40, _text_height(text, text / 60, column * (BUBBLE_MAX if role == "user" else 1), theme)))
+        role, chars = segment.state
+        return pad + min(3000, max(40, _text_height(chars, chars / 60, column * (BUBBLE_MAX if role == "user" else 1), theme)))
     if kind == "user":
         return pad + _text_height(chars, segment.lines, column * BUBBLE_MAX - 2 * BUBBLE_PAD_X, theme) + 2 * BUBBLE_PAD_Y
     if kind == "text":

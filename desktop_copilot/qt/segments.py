@@ -49,9 +49,20 @@ class Segment:
         return self.message_id, self.kind, self.block, self.start
 
 
-def pending_segment(message_id: str, role: str, size: int) -> Segment:
-    """The one row of a stored message whose body is not loaded yet (`size`: its stored length)."""
-    return Segment(message_id, "pending", state=(role, size))
+def pending_segment(message_id: str, role: str, chars: int) -> Segment:
+    """The one row of a message not segmented yet (its body maybe not even loaded): `chars`, about how
+    many characters it shows, is all its height estimate has to go on."""
+    return Segment(message_id, "pending", state=(role, chars))
+
+
+def shown_chars(message: Message) -> int:
+    """About how many characters a message shows (text; thinking and tool cards start collapsed)."""
+    return sum(len(block.text) if isinstance(block, TextBlock) else 80 for block in message.blocks)
+
+
+def stored_chars(role: str, size: int) -> int:
+    """`shown_chars` guessed from the length of a message's stored blocks (JSON)."""
+    return max(0, size - 40) if role == Role.USER.value else size // 2
 
 
 class MessageSegmenter:

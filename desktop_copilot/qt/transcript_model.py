@@ -10,11 +10,24 @@ from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersist
 
 from desktop_copilot.core.models import Message
 from desktop_copilot.qt.message_source import MessageSource
-from desktop_copilot.qt.segments import NEW_BLOCK, NEW_MESSAGE, SAME_BLOCK, MessageSegmenter, Segment, diff_rows, pending_segment, runs
+from desktop_copilot.qt.segments import (
+    NEW_BLOCK,
+    NEW_MESSAGE,
+    SAME_BLOCK,
+    MessageSegmenter,
+    Segment,
+    diff_rows,
+    pending_segment,
+    runs,
+    shown_chars,
+    stored_chars,
+)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 TAIL_MESSAGES = 40
-"""Opening a stored conversation lazily loads this many of its last messages at once (it opens at the end)."""
+"""A conversation opens at its end: its last TAIL_MESSAGES messages are loaded and cut into rows at once."""
+EAGER_MESSAGES = 200
+"""A list of messages handed over whole (set_messages) is cut into rows at once up to this length."""
 
 
 class TranscriptModel(QAbstractListModel):
@@ -88,12 +101,17 @@ class TranscriptModel(QAbstractListModel):
     # --- filling ---------------------------------------------------------------------
 
     def set_messages(self, messages: list[Message]) -> None:
-        """Show `messages` (all in memory, e.g. the session's list)."""
+        """Show `messages` (all in memory, e.g. the session's list). Of a long list only the last
+        TAIL_MESSAGES are cut into rows at once; the others as they scroll into view (`fetch`)."""
         self.beginResetModel()
         self._clear(MessageSource())
-        for message in messages:
+        eager_from = len(messages) - TAIL_MESSAGES if len(messages) > EAGER_MESSAGES else 0
+        for position, message in enumerate(messages):
             self.source.hold(message)
-            self._add(message.id, self._segment(message))
+            if position < eager_from:
+                self._add(message.id, [pending_segment(message.id, message.role.value, shown_chars(message))])
+            else:
+                self._add(message.id, self._segment(message))
         self.endResetModel()
 
     def open_lazy(self, store, conversation_id: str, tail: int = TAIL_MESSAGES) -> list[Message]:
@@ -106,7 +124,8 @@ class TranscriptModel(QAbstractListModel):
         loaded = {m.id: m for m in self.source.load(s.id for s in recent)}
         for summary in summaries:
             message = loaded.get(summary.id)
-            self._add(summary.id, self._segment(message) if message else [pending_segment(summary.id, summary.role, summary.size)])
+            rows = self._segment(message) if message else [pending_segment(summary.id, summary.role, stored_chars(summary.role, summary.size))]
+            self._add(summary.id, rows)
         self.endResetModel()
         return [loaded[s.id] for s in recent if s.id in loaded]
 
@@ -136,9 +155,10 @@ class TranscriptModel(QAbstractListModel):
     def fetch(self, first_row: int, last_row: int) -> int:
         """Load the messages of the not-yet-loaded rows in [first_row, last_row] and show them; how many."""
         ids = [s.message_id for s in self._rows[max(0, first_row) : last_row + 1] if s.kind == "pending"]
-        for message in reversed(self.source.load(ids)):  # from the bottom up, so rows above keep their numbers
+        loaded = self.source.load(ids)
+        for message in reversed(loaded):  # from the bottom up, so rows above keep their numbers
             self._replace(self._position[message.id], self._segment(message))
-        return len(ids)
+        return len(loaded)
 
     def has_pending(self, first_row: int, last_row: int) -> bool:
         """Whether any row in [first_row, last_row] shows a message not loaded yet."""

@@ -156,3 +156,12 @@ def test_open_lazy_knows_every_row_but_loads_only_the_end(qtbot, stored, qtmodel
     assert model.segment_at(0).kind == "user" and model.message_at(1).text.startswith("message 1 ")
     qtmodeltester.check(model, force_py=True)  # reads every row: all load, the cache stays bounded
     assert model.source.in_memory() <= model.source.capacity + 20
+
+
+def test_a_long_list_handed_over_is_cut_into_rows_as_it_is_shown(qtbot):
+    messages = [Message.user(f"Question {n}\n\n" + "words " * 300 * (n % 3)) for n in range(1000)]
+    model = TranscriptModel()
+    model.set_messages(messages)
+    assert model.rowCount() == 1000 and model.has_pending(0, 959) and not model.has_pending(960, 999)
+    assert model.fetch(0, 4) == 5 and model.segment_at(0).kind == "user" and model.message_at(0) is messages[0]
+    assert model.source.loads == 0  # all were in memory already
