@@ -1,5 +1,4 @@
-"""Cuts a growing text into pieces of bounded size, incrementally: Markdown after a blank line or a
-closing fence once a piece is long enough, or forced at a line end (re-opening the fence or table it cut)."""
+"""Cuts a growing text incrementally into pieces of bounded size, at Markdown block boundaries where it can."""
 
 from __future__ import annotations
 

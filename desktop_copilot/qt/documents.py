@@ -1,5 +1,4 @@
-"""QTextDocuments for the transcript: builders, stacks of documents, a least-recently-used cache bounded by
-the text it holds, and live documents for a piece still streaming (appended cheaply, finished exactly)."""
+"""QTextDocuments for the transcript: builders, stacks, a text-bounded LRU cache and live streaming pieces."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Opening a stored conversation without reading all of it: the transcript model loads message bodies as
-they scroll into view, and the session holds only the last messages until something needs the history."""
+"""Opening a stored conversation without reading all of it (lazy transcript, history loaded when needed)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Where the transcript model gets message bodies: messages it was handed (live ones included) are held;
-stored messages are loaded from the Store on demand into a bounded least-recently-used cache."""
+"""Message bodies for the transcript model: handed-over ones held, stored ones loaded into a bounded cache."""
 
 from __future__ import annotations
 
@@ -13,6 +12,9 @@ MESSAGE_CACHE = 256
 
 
 class MessageSource:
+    """Messages handed to the model (live ones included) are held; stored ones are read on demand into a
+    least-recently-used cache of `capacity` messages."""
+
     def __init__(self, store=None, conversation_id: str = "", capacity: int = MESSAGE_CACHE) -> None:
         self.store = store
         self.conversation_id = conversation_id

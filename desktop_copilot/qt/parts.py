@@ -1,5 +1,4 @@
-"""What the part painters share: a `Part` (the one piece of a message a row shows), the paint environment
-(theme, document cache, live documents, clock) and the `PartPainter` contract (measure/paint/toggle)."""
+"""What the part painters share: the `Part` a row paints, the paint environment and the painter contract."""
 
 from __future__ import annotations
 
@@ -75,10 +74,6 @@ class LiveDocuments:
 
     def pop(self, key: tuple[str, int, int]) -> LiveDocument | None:
         return self._live.pop(key, None)
-
-    def release(self, message_id: str) -> None:
-        for key in [k for k in self._live if k[0] == message_id]:
-            del self._live[key]
 
     def __len__(self) -> int:
         return len(self._live)

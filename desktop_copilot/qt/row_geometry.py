@@ -1,6 +1,4 @@
-"""Vertical geometry of the transcript's rows: each row's height (estimated until measured), their running
-tops recomputed only from the first row that changed, and the row at a given y by bisection, so a change
-to one row never costs a pass over every row's size."""
+"""Vertical geometry of the rows: heights, running tops recomputed from the first change, row at a y."""
 
 from __future__ import annotations
 
@@ -9,6 +7,9 @@ from itertools import accumulate
 
 
 class RowGeometry:
+    """Heights per row and their running tops, recomputed only from the first row that changed, so a
+    change to one row never costs a pass over every row's size."""
+
     def __init__(self) -> None:
         self.heights: list[int] = []
         self.measured = bytearray()

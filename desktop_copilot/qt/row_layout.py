@@ -1,10 +1,8 @@
-"""Turns a row's segment into its measured part, with the spacing above it; and estimates a row's height
-without laying out any text, for rows that are not on screen."""
+"""Turns a row's segment into its measured part with the spacing above it, or estimates its height unseen."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QFontMetrics
@@ -82,11 +80,17 @@ def layout_segment(segment: Segment, message: Message | None, placement: int, wi
     return RowLayout([part], part.top + part.height, width)
 
 
-@lru_cache(maxsize=8)
+_METRICS: dict[int, tuple[float, float, int]] = {}
+
+
 def _text_metrics(theme: Theme) -> tuple[float, float, int]:
-    """(average character width, line height, one-line row height) of body text."""
-    metrics = QFontMetrics(theme.font("body"))
-    return max(4.0, metrics.averageCharWidth() * 1.1), metrics.height() * 1.3, metrics.height() + 12
+    """(average character width, line height, one-line row height) of body text (by theme identity: hashing
+    a Theme costs more than the estimate it serves, and there are ten thousand estimates to a long chat)."""
+    found = _METRICS.get(id(theme))
+    if found is None:
+        metrics = QFontMetrics(theme.font("body"))
+        found = _METRICS[id(theme)] = (max(4.0, metrics.averageCharWidth() * 1.1), metrics.height() * 1.3, metrics.height() + 12)
+    return found
 
 
 def _text_height(chars: float, lines: float, width: float, theme: Theme) -> int:

@@ -1,6 +1,4 @@
-"""A list view for rows of any height, laid out incrementally: heights are estimated until a row is shown,
-then measured; a change re-measures only the rows it names; the row at the top of the viewport stays put
-while rows above it change; rows not loaded yet are fetched as they come near the screen."""
+"""A list view of rows of any height laid out incrementally: estimated until shown, then measured."""
 
 from __future__ import annotations
 
@@ -22,8 +20,10 @@ Anchor = tuple[int, int]
 
 
 class RowView(QAbstractItemView):
-    """Asks its delegate for `row_height(index)` (exact) and `estimate(segment, placement)` (cheap), and its
-    model for `fetch(first, last)` of rows not loaded yet. `stick_to_bottom`: keep showing the end."""
+    """Unlike QListView (which asks every row its size on any change and keeps a row's height in a short),
+    it measures only rows on screen or named by a change (`delegate.row_height`), estimates the others
+    (`delegate.estimate`), keeps the row at the top of the viewport in place while rows above change,
+    and asks the model to `fetch` rows not loaded yet as they come near. `stick_to_bottom`: show the end."""
 
     def __init__(self, model: TranscriptModel, delegate: TranscriptDelegate, parent=None) -> None:
         super().__init__(parent)

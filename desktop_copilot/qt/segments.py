@@ -1,6 +1,4 @@
-"""The transcript's rows ("segments"): a message becomes one row per block (long texts, user messages and
-expanded thinking several, cut by `Chunker`), plus notices; and the diff that maps a re-segmented message
-to the fewest row changes (changed rows, rows inserted or removed where they differ)."""
+"""Segments, the transcript's rows: a message cut into one row per block or piece, and the row diff."""
 
 from __future__ import annotations
 
@@ -23,10 +21,11 @@ NEW_MESSAGE, NEW_BLOCK, SAME_BLOCK = 2, 1, 0
 """Placement of a row: what it follows (decides the spacing above it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Segment:
     """One row: `kind` of part, the `block` it shows (-1 for message-level rows), and for text the piece
-    [start, end) of it. Equal segments look the same; a segment with the same `key` is the same row."""
+    [start, end) of it. Equal segments look the same; a segment with the same `key` is the same row.
+    Never changed once made (not frozen only because frozen dataclasses are several times slower to build)."""
 
     message_id: str
     kind: str

@@ -7,7 +7,7 @@ from desktop_copilot.qt.theme import Theme
 
 def window_style_sheet(theme: Theme) -> str:
     return f"""
-        QMainWindow, QWidget#central, QWidget#bottomArea, QListView#transcript {{
+        QMainWindow, QWidget#central, QWidget#bottomArea, QAbstractItemView#transcript {{
             background: {theme.background};
         }}
         QWidget#header {{

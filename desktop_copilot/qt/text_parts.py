@@ -1,5 +1,4 @@
-"""Painters for the textual parts of a row: the user's bubble, Markdown text, the error/stopped notice,
-the "waiting for the first token" dots, unsupported raw blocks and a message not loaded yet."""
+"""Painters for a row's textual parts: user bubble, Markdown, notices, waiting dots, raw blocks, placeholders."""
 
 from __future__ import annotations
 

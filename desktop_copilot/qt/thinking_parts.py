@@ -1,5 +1,4 @@
-"""Painters for the thinking parts of a reply: the collapsible header with a live timer, the expanded
-thinking text (a row per piece, so a long thought never makes a tall row), and redacted thinking."""
+"""Painters for thinking: the collapsible header with a live timer, its text (a row per piece), redacted."""
 
 from __future__ import annotations
 

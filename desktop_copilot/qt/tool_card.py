@@ -1,5 +1,4 @@
-"""The tool-call card: name, live arguments, a status badge and elapsed time; expands to show the
-pretty-printed arguments and the result (capped), errors in red."""
+"""The tool-call card: name, live arguments, status badge, elapsed time; expands to capped arguments and result."""
 
 from __future__ import annotations
 

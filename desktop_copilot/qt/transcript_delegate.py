@@ -1,6 +1,4 @@
-"""Paints transcript rows (one segment each) with small per-part painters; measures a row exactly (its
-documents laid out, a few rows' layouts cached) or estimates it without any text layout; toggles thinking
-sections and tool cards through the model, and reports clicked links."""
+"""Paints and measures transcript rows (one segment each), estimates unseen ones, and handles clicks."""
 
 from __future__ import annotations
 

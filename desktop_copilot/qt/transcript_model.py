@@ -1,6 +1,4 @@
-"""The transcript as a Qt list model whose rows are segments (see segments.py) of messages held in memory
-or loaded lazily from the store. A change to a message becomes dataChanged on the rows that look
-different and beginInsertRows/beginRemoveRows where its segments were added or dropped."""
+"""The transcript as a Qt list model of segments (rows of bounded height) over messages held or loaded lazily."""
 
 from __future__ import annotations
 
@@ -31,6 +29,10 @@ EAGER_MESSAGES = 200
 
 
 class TranscriptModel(QAbstractListModel):
+    """Rows are segments (see segments.py) of the messages, which are held (handed over, live) or read from
+    the store as rows come into view. A change to a message becomes dataChanged on the rows that look
+    different and beginInsertRows/beginRemoveRows where its segments were added or dropped."""
+
     MessageRole = Qt.ItemDataRole.UserRole + 1
     MessageIdRole = Qt.ItemDataRole.UserRole + 2
     AuthorRole = Qt.ItemDataRole.UserRole + 3

@@ -1,5 +1,4 @@
-"""The transcript view: a RowView that follows the bottom while a reply streams unless the user scrolled
-up, re-lays out after a debounced resize, repaints live timers, opens links and offers a copy menu."""
+"""The transcript view: follows a streaming reply, re-lays out on resize, live timers, links, copy menu."""
 
 from __future__ import annotations
 

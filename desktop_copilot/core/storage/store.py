@@ -36,7 +36,7 @@ class MessageSummary(NamedTuple):
     role: str
     status: str
     size: int
-    """Length of the stored blocks (JSON characters): a hint of how tall the message is."""
+    """Bytes of the stored blocks (UTF-8 JSON): a hint of how tall the message is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +140,10 @@ class Store:
         """(id, role, status, size) of every message in order, without reading their blocks."""
         cursor = self._db.cursor()
         cursor.row_factory = None  # plain tuples: ten thousand rows in a few milliseconds
-        cursor.execute("SELECT id, role, status, length(blocks) FROM messages WHERE conversation_id=? ORDER BY seq",
-                       (conversation_id,))
+        cursor.execute(  # the length in bytes: SQLite need not read the text to count its characters
+            "SELECT id, role, status, length(CAST(blocks AS BLOB)) FROM messages WHERE conversation_id=? ORDER BY seq",
+            (conversation_id,),
+        )
         return list(map(MessageSummary._make, cursor))
 
     def load_messages(self, message_ids: list[str]) -> list[Message]:
