@@ -56,7 +56,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             if block is None:
                 block = TextBlock()
                 _place(message, i, block)
-            block.text += text
+            block.text = _grown(block, "text", text)
         case ev.ThinkingStart(index=i, redacted_data=data):
             if data is not None:
                 _place(message, i, RedactedThinkingBlock(data=data))
@@ -65,7 +65,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.ThinkingDelta(index=i, text=text):
             block = _block(message, i, ThinkingBlock)
             if block is not None:
-                block.thinking += text
+                block.thinking = _grown(block, "thinking", text)
         case ev.ThinkingEnd(index=i, signature=signature):
             block = _block(message, i, ThinkingBlock)
             if block is not None:
@@ -76,7 +76,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.ToolCallDelta(index=i, partial_json=fragment):
             block = _block(message, i, ToolCallBlock)
             if block is not None:
-                block.partial_arguments += fragment
+                block.partial_arguments = _grown(block, "partial_arguments", fragment)
         case ev.ToolCallEnd(index=i, arguments=arguments):
             block = _block(message, i, ToolCallBlock)
             if block is not None:
@@ -103,6 +103,15 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                         block.finish(status, result or "", is_error=is_error)
     message.revision += 1
     return message
+
+
+def _grown(block, field: str, addition: str) -> str:
+    """`getattr(block, field) + addition` without copying the text: with the block's reference
+    dropped first, CPython grows the string in place (amortised O(len(addition)))."""
+    current = getattr(block, field)
+    setattr(block, field, "")
+    current += addition
+    return current
 
 
 def _close_open_thinking(message: Message) -> None:
