@@ -36,21 +36,16 @@ SIGNAL_POLL_MS = 300
 EXIT_AFTER_SHOW_ENV = "DESKTOP_COPILOT_EXIT_AFTER_SHOW"
 
 
-def open_conversation(store: Store | None) -> Conversation:
-    """The most recently updated conversation, or a new one."""
-    if store is not None and (latest := store.latest_conversation_id()) is not None:
-        conversation = store.load_conversation(latest)
-        if conversation is not None:
-            return conversation
-    return Conversation()
-
-
 def create_main_window(runtime: Runtime, store: Store | None, conversation: Conversation | None = None) -> MainWindow:
-    """The composed window (controller, model, session); tests call this with a loopback runtime."""
-    session = ChatSession(runtime, conversation or open_conversation(store), store)
+    """The composed window (controller, model, session); tests call this with a loopback runtime.
+    Without `conversation` it shows the most recent stored one, opened lazily (a 10,000-message
+    conversation shows at once), or a new one."""
+    session = ChatSession(runtime, conversation or Conversation(), store)
     controller = ChatController(session, TranscriptModel())
     window = MainWindow(controller)
     install_settings_action(window)  # File ▸ Settings… and Ctrl+,
+    if conversation is None and store is not None and (latest := store.latest_conversation_id()):
+        window.history.open(latest)
     return window
 
 

@@ -83,6 +83,19 @@ class ChatSession:
     runtime: Runtime
     conversation: Conversation
     store: Store | None = None
+    history_loaded: bool = True
+    """False when `conversation.messages` holds only the latest stored messages (a long conversation
+    opened lazily); the first operation that needs the rest loads it, keeping the objects held."""
+
+    def ensure_history(self) -> None:
+        if self.history_loaded:
+            return
+        stored = self.store.load_conversation(self.conversation.id) if self.store is not None else None
+        if stored is not None:  # the view shows the messages already held: keep those objects, in stored order
+            held = {message.id: message for message in self.conversation.messages}
+            history = [held.pop(message.id, message) for message in stored.messages]
+            self.conversation.messages[:] = history + list(held.values())
+        self.history_loaded = True
 
     def options(self) -> RunOptions:
         config = self.runtime.config
@@ -98,6 +111,7 @@ class ChatSession:
         """Append the user's message and run the loop until the reply is complete, stopped or failed.
         Raises MissingKeyError before anything is stored when no Anthropic key is configured."""
         self.runtime.provider()  # fail early, before the user's message is appended
+        self.ensure_history()
         if not self.conversation.title:
             self.conversation.title = title_from(text)
         if not self.conversation.model:
@@ -110,6 +124,7 @@ class ChatSession:
         """Replace the replies after the last user message with a new one; the old replies are
         kept as an earlier version. Also the way to retry an interrupted or failed reply."""
         self.runtime.provider()
+        self.ensure_history()
         anchor = self._last_user_index() + 1
         self._archive_from(anchor)
         return await self._run(emit, confirm_loop)
@@ -120,6 +135,7 @@ class ChatSession:
         """Replace a user message with `text` and resend; it and everything after it are kept as
         an earlier version."""
         self.runtime.provider()
+        self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
             raise NothingToDoError("Only your own messages can be edited.")
@@ -129,6 +145,7 @@ class ChatSession:
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
         self.runtime.provider()
+        self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:
             raise NothingToDoError("There is no reply to continue.")
@@ -146,6 +163,7 @@ class ChatSession:
         """Make an earlier version the active one; the current tail becomes an earlier version."""
         if self.store is None:
             raise NothingToDoError("Versions are kept only for saved conversations.")
+        self.ensure_history()
         archive = self._archive()
         restored = archive.restore(self.conversation.id, tail_id)
         self._archive_from(restored.anchor)

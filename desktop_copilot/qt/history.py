@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from desktop_copilot.core.models import Conversation
 from desktop_copilot.qt.conversation_list_model import ConversationListModel
+from desktop_copilot.qt.lazy_conversation import open_conversation_lazily
 from desktop_copilot.qt.message_jump import jump_to_message
 from desktop_copilot.qt.recovery import RecoveryBar
 from desktop_copilot.qt.search_results import SearchRunner
@@ -62,12 +63,13 @@ class HistoryController(QObject):
             return True
         if self._refuse_while_busy():
             return False
-        conversation = self.store.load_conversation(conversation_id) if self.store is not None else None
-        if conversation is None:
+        if self.store is None or self.store.load_conversation_header(conversation_id) is None:
             self.conversations.remove(conversation_id)
             self.window.banner.show_error("That conversation is no longer in the history.")
             return False
-        return self._show(conversation)
+        if not open_conversation_lazily(self.controller, conversation_id):
+            return False
+        return self._shown(conversation_id)
 
     def open_result(self, conversation_id: str, message_id: str) -> bool:
         """Open a search hit's conversation and, for a message hit, scroll to and flash that message."""
@@ -126,11 +128,14 @@ class HistoryController(QObject):
     def _show(self, conversation: Conversation) -> bool:
         if not self.controller.set_conversation(conversation):
             return False
+        return self._shown(conversation.id)
+
+    def _shown(self, conversation_id: str) -> bool:
         self.window.banner.dismiss()
         self.window.view.follow()
-        self.sidebar.select_conversation(conversation.id)
+        self.sidebar.select_conversation(conversation_id)
         self.recovery.refresh()
-        self.sig_current_changed.emit(conversation.id)
+        self.sig_current_changed.emit(conversation_id)
         return True
 
     def _on_renamed(self, conversation_id: str, title: str) -> None:

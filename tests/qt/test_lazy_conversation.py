@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role, TextBlock
 from desktop_copilot.core.storage.store import Store
-from desktop_copilot.qt.lazy_conversation import LazyHistorySession, open_conversation_lazily
+from desktop_copilot.qt.lazy_conversation import open_conversation_lazily
 from desktop_copilot.qt.transcript_model import TAIL_MESSAGES
 from tests.support.history_seed import seed_app_store
 from tests.support.loopback import anthropic_text_reply, sse_response
@@ -32,7 +32,7 @@ def test_a_long_conversation_opens_lazily_and_a_send_loads_its_history(qtbot, lo
 
     assert open_conversation_lazily(controller, conversation_id)
     session = controller.session
-    assert isinstance(session, LazyHistorySession) and not session.history_loaded
+    assert not session.history_loaded
     assert len(session.conversation.messages) == TAIL_MESSAGES and session.conversation.messages[-1].text == f"Answer {COUNT - 1}"
     assert controller.model.rowCount() == COUNT and controller.model.source.loads <= TAIL_MESSAGES + 40
     window.view.viewport().repaint()
