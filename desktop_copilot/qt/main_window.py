@@ -15,6 +15,7 @@ from desktop_copilot.qt.history import install_history
 from desktop_copilot.qt.styles import window_style_sheet
 from desktop_copilot.qt.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript_view import TranscriptView
+from desktop_copilot.qt.versions_ui import install_versions
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
 
@@ -61,6 +62,8 @@ class MainWindow(QMainWindow):
         self._connect()
         self.history = install_history(self)  # sidebar, search, File menu, Retry/Continue bar
         self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
+        self.versions = install_versions(self)  # edit and resend, regenerate, earlier versions
+        self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
         self._refresh_header()
         self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
         self.view.scrollToBottom()

@@ -206,6 +206,14 @@ class TranscriptModel(QAbstractListModel):
     def message_count(self) -> int:
         return len(self._order)
 
+    def message_ids(self) -> list[str]:
+        """The ids of every message shown, in order (nothing is loaded)."""
+        return list(self._order)
+
+    def message_id_at(self, position: int) -> str | None:
+        """The id of the message at `position` in the conversation, or None past its end."""
+        return self._order[position] if 0 <= position < len(self._order) else None
+
     def messages(self) -> list[Message]:
         """Every message, in order (loads any that are not in memory: for tests and tools, not for painting)."""
         self.source.load(self._order)

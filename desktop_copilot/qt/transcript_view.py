@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt, QTimer, QUrl
-from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QMouseEvent
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, QUrl
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QMouseEvent, QPainter
 from PySide6.QtWidgets import QMenu
 
 from desktop_copilot.qt.row_view import RowView
@@ -34,6 +35,10 @@ class TranscriptView(RowView):
         self._tick = QTimer(self, interval=TICK_MS)
         self._tick.timeout.connect(self.viewport().update)
         self.delegate.sig_link_activated.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
+        self.menu_extenders: list[Callable[[QMenu, QModelIndex], None]] = []
+        """Called with the context menu and the row's index before it is shown (e.g. versions_ui)."""
+        self.overlay_painters: list[Callable[[QPainter], None]] = []
+        """Called after the rows are painted, with a painter on the viewport (e.g. the version switcher)."""
 
     # --- scrolling -------------------------------------------------------------------
 
@@ -66,6 +71,16 @@ class TranscriptView(RowView):
             self.rows.reset(self._estimate_all())
             self._restore(anchor)
 
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt name
+        super().paintEvent(event)
+        if self.overlay_painters:
+            painter = QPainter(self.viewport())
+            try:
+                for paint in self.overlay_painters:
+                    paint(painter)
+            finally:
+                painter.end()
+
     # --- mouse -----------------------------------------------------------------------
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt name
@@ -93,6 +108,8 @@ class TranscriptView(RowView):
             menu.addAction("Copy tool arguments", lambda: self._copy(arguments))
             if block.result is not None:
                 menu.addAction("Copy tool result", lambda: self._copy(block.result))
+        for extend in self.menu_extenders:
+            extend(menu, index)
         menu.exec(event.globalPos())
 
     @staticmethod
