@@ -61,21 +61,29 @@ def _read_value(label: str) -> str:
     return sys.stdin.read() if sys.stdin is not None else ""
 
 
-def run_set(args: argparse.Namespace) -> int:
-    from desktop_copilot.core.keyring_store import KeyStoreError, KeyValueError
-
-    name = _known_name(args.name)
+def _usable_keyring(raw_name: str, consequence: str):
+    """(name, spec, store, status) for a known key name and a usable keyring; None after saying
+    what is wrong (`consequence` may name the key's environment variable as {env})."""
+    name = _known_name(raw_name)
     if name is None:
-        return EXIT_USAGE
+        return None
     spec = KNOWN_KEYS[name]
     store = _store()
     status = store.status()
     if not status.usable:
-        _error(
-            f"no usable keyring: {status.problem}.\nNothing was stored. "
-            f"Set the {spec.env_var} environment variable instead, e.g. `export {spec.env_var}=...` in your shell profile."
-        )
+        _error(f"no usable keyring: {status.problem}.\n" + consequence.format(env=spec.env_var))
+        return None
+    return name, spec, store, status
+
+
+def run_set(args: argparse.Namespace) -> int:
+    from desktop_copilot.core.keyring_store import KeyStoreError, KeyValueError
+
+    target = _usable_keyring(args.name, "Nothing was stored. Set the {env} environment variable instead, "
+                                         "e.g. `export {env}=...` in your shell profile.")
+    if target is None:
         return EXIT_USAGE
+    name, spec, store, status = target
     try:
         value = _read_value(spec.label)
     except (EOFError, KeyboardInterrupt):
@@ -128,15 +136,10 @@ def run_list(args: argparse.Namespace) -> int:
 def run_delete(args: argparse.Namespace) -> int:
     from desktop_copilot.core.keyring_store import KeyStoreError
 
-    name = _known_name(args.name)
-    if name is None:
+    target = _usable_keyring(args.name, "Nothing was deleted.")
+    if target is None:
         return EXIT_USAGE
-    spec = KNOWN_KEYS[name]
-    store = _store()
-    status = store.status()
-    if not status.usable:
-        _error(f"no usable keyring: {status.problem}. Nothing was deleted.")
-        return EXIT_USAGE
+    name, spec, store, status = target
     try:
         removed = store.delete(name)
     except KeyStoreError as exc:
