@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import httpx
 from pydantic import BaseModel, ValidationError
 
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.secrets import KeyLookup, Secret
+
+if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up
+    import httpx
 
 
 @dataclass(slots=True)

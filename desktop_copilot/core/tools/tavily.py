@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import httpx
 from pydantic import BaseModel, Field
 
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolError
@@ -41,6 +40,8 @@ class TavilySearch(Tool):
     timeout: ClassVar[float] = 30.0
 
     async def run(self, args: TavilySearchArgs, ctx: ToolContext) -> str:
+        import httpx
+
         base = ctx.endpoints.get("tavily") or DEFAULT_TAVILY_BASE_URL
         key = ctx.keys["tavily"].reveal()
         try:
