@@ -7,6 +7,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.tools.tavily import DEFAULT_TAVILY_BASE_URL
 
 FALLBACK_MODEL_IDS: tuple[str, ...] = (
     "claude-opus-4-6",
@@ -19,7 +20,6 @@ FALLBACK_MODEL_IDS: tuple[str, ...] = (
 )
 """Offered when the models endpoint cannot be asked (no key yet, offline)."""
 
-DEFAULT_TAVILY_BASE_URL = "https://api.tavily.com"
 CHECK_TIMEOUT = 20.0
 
 
@@ -56,7 +56,7 @@ async def list_model_ids(secret: Secret, base_url: str | None) -> list[str]:
         failure = f"The Anthropic API gave an unexpected answer ({type(exc).__name__}: {exc})."
     finally:
         await provider.aclose()
-    raise ModelListError(_scrub(failure, secret))
+    raise ModelListError(secret.redact(failure))
 
 
 async def check_anthropic_key(secret: Secret, base_url: str | None) -> KeyCheck:
@@ -76,11 +76,11 @@ async def check_tavily_key(secret: Secret, base_url: str | None) -> KeyCheck:
         async with httpx.AsyncClient(timeout=CHECK_TIMEOUT) as http:
             response = await http.get(url, headers={"Authorization": f"Bearer {secret.reveal()}"})
     except httpx.HTTPError as exc:
-        return KeyCheck(False, _scrub(f"Could not reach Tavily at {url} ({type(exc).__name__}).", secret))
+        return KeyCheck(False, secret.redact(f"Could not reach Tavily at {url} ({type(exc).__name__})."))
     if response.status_code in (401, 403):
         return KeyCheck(False, f"Tavily rejected the key ({response.status_code}). Check the key at app.tavily.com.")
     if response.status_code >= 400:
-        return KeyCheck(False, _scrub(f"Tavily answered {response.status_code}: {response.text[:200]}", secret))
+        return KeyCheck(False, secret.redact(f"Tavily answered {response.status_code}: {response.text[:200]}"))
     return KeyCheck(True, "Key works" + _credits(response) + ".")
 
 
@@ -106,8 +106,3 @@ def _credits(response) -> str:
 def _cause(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
     return type(cause).__name__ if cause is not None else (str(exc) or type(exc).__name__)
-
-
-def _scrub(text: str, secret: Secret) -> str:
-    value = secret.reveal()
-    return text.replace(value, secret.hint) if value else text

@@ -168,7 +168,7 @@ class KeyringKeys:
         try:
             backend.set_password(self.service, name, secret.reveal())
         except Exception as exc:  # noqa: BLE001 - reported in words, without the value
-            failure = _scrub(describe_error(exc), secret)
+            failure = secret.redact(describe_error(exc), mask="…")
         if failure is not None:  # raised outside the handler so no traceback carries the original
             raise KeyStoreError(f"{status.backend} did not store the {label}: {failure}")
         self.session.delete(name)
@@ -224,11 +224,6 @@ def describe_error(exc: BaseException) -> str:
     if kind.startswith("DBus") or "dbus" in type(exc).__module__.lower() or "jeepney" in type(exc).__module__:
         return f"the keyring service did not answer over D-Bus ({text or kind})"
     return f"{text} ({kind})" if text else kind
-
-
-def _scrub(text: str, secret: Secret) -> str:
-    value = secret.reveal()
-    return text.replace(value, "…") if value else text
 
 
 def _class_path(backend: object) -> str:

@@ -18,6 +18,10 @@ class Secret:
     def reveal(self) -> str:
         return self._value
 
+    def redact(self, text: str, mask: str | None = None) -> str:
+        """`text` with every occurrence of the value replaced by `mask` (default: the hint)."""
+        return text.replace(self._value, self.hint if mask is None else mask) if self._value else text
+
     @property
     def hint(self) -> str:
         return f"…{self._value[-4:]}" if len(self._value) >= 8 else "…"

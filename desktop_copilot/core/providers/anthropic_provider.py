@@ -118,15 +118,10 @@ class AnthropicProvider:
             if not mapper.finished:
                 failure = ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
         if failure is not None:
-            failure.message = self._redact(failure.message)
+            failure.message = self._api_key.redact(failure.message)
             yield failure
 
     def _connection_failure(self, started: bool, exc: Exception) -> ev.Error:
         if started:
             return ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
         return ev.Error(reason="error", message=f"Could not reach the Anthropic API at {self._base_url}: {exc}")
-
-    def _redact(self, text: str) -> str:
-        """`text` with the key replaced by its hint (a proxy may echo what it was sent)."""
-        key = self._api_key.reveal()
-        return text.replace(key, self._api_key.hint) if key else text
