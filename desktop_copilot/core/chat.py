@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.models import Conversation, Message, Role
+from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
@@ -110,46 +111,49 @@ class ChatSession:
     async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Append the user's message and run the loop until the reply is complete, stopped or failed.
         Raises MissingKeyError before anything is stored when no Anthropic key is configured."""
-        self.runtime.provider()  # fail early, before the user's message is appended
+        provider = self.runtime.provider()  # fail early, before the user's message is appended
         self.ensure_history()
+        return await self._send(provider, text, emit, confirm_loop)
+
+    async def _send(self, provider: Provider, text: str, emit: Emit, confirm_loop: ConfirmLoop | None) -> ev.RunFinished:
         if not self.conversation.title:
             self.conversation.title = title_from(text)
         if not self.conversation.model:
             self.conversation.model = self.runtime.config.model
         user = Message.user(text)
         self.conversation.messages.append(user)
-        return await self._run(emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
+        return await self._run(provider, emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
 
     async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace the replies after the last user message with a new one; the old replies are
         kept as an earlier version. Also the way to retry an interrupted or failed reply."""
-        self.runtime.provider()
+        provider = self.runtime.provider()
         self.ensure_history()
         anchor = self._last_user_index() + 1
         self._archive_from(anchor)
-        return await self._run(emit, confirm_loop)
+        return await self._run(provider, emit, confirm_loop)
 
     retry_last = regenerate
 
     async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace a user message with `text` and resend; it and everything after it are kept as
         an earlier version."""
-        self.runtime.provider()
+        provider = self.runtime.provider()
         self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
             raise NothingToDoError("Only your own messages can be edited.")
         self._archive_from(anchor)
-        return await self.send(text, emit, confirm_loop)
+        return await self._send(provider, text, emit, confirm_loop)
 
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
-        self.runtime.provider()
+        provider = self.runtime.provider()
         self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:
             raise NothingToDoError("There is no reply to continue.")
-        return await self._run(emit, confirm_loop)
+        return await self._run(provider, emit, confirm_loop)
 
     def versions(self, anchor: int) -> list[ArchivedTail]:
         """Earlier versions of the conversation from position `anchor`, oldest first."""
@@ -171,8 +175,8 @@ class ChatSession:
         for seq, message in enumerate(self.conversation.messages[restored.anchor:], start=restored.anchor):
             self.store.save_message(self.conversation.id, seq, message)
 
-    async def _run(self, emit: Emit, confirm_loop: ConfirmLoop | None, first: ev.Event | None = None) -> ev.RunFinished:
-        provider = self.runtime.provider()
+    async def _run(self, provider: Provider, emit: Emit, confirm_loop: ConfirmLoop | None,
+                   first: ev.Event | None = None) -> ev.RunFinished:
         recorder = StoreRecorder(self.store, self.conversation)
 
         def forward(event: ev.Event) -> None:
