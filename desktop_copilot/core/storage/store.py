@@ -114,10 +114,9 @@ class Store:
         return row["id"] if row else None
 
     def load_conversation(self, conversation_id: str) -> Conversation | None:
-        row = self._db.execute("SELECT * FROM conversations WHERE id=?", (conversation_id,)).fetchone()
-        if row is None:
+        conversation = self.load_conversation_header(conversation_id)
+        if conversation is None:
             return None
-        conversation = self._conversation(row)
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id=? ORDER BY seq", (conversation_id,)
         ).fetchall()
@@ -125,7 +124,7 @@ class Store:
         return conversation
 
     def delete_conversation(self, conversation_id: str) -> None:
-        with self._transaction():
+        with self.transaction():
             self._unindex(conversation_id)
             self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
 
@@ -181,7 +180,7 @@ class Store:
         """Insert or replace one message (called repeatedly while it streams). A finished
         message is also (re)indexed for search."""
         blocks = _BLOCKS.dump_json(message.blocks).decode()
-        with self._transaction():
+        with self.transaction():
             self._db.execute(
                 """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model,
                                          usage, blocks, created_at, updated_at)
@@ -198,18 +197,17 @@ class Store:
     def mark_unfinished_interrupted(self) -> int:
         """After a crash: replies still marked as streaming become interrupted. Returns how many."""
         rows = self._db.execute(
-            "SELECT id, conversation_id FROM messages WHERE status IN (?, ?)",
+            "SELECT * FROM messages WHERE status IN (?, ?)",
             (MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
         ).fetchall()
-        with self._transaction():
+        with self.transaction():
             self._db.execute(
                 "UPDATE messages SET status=?, error=COALESCE(error, ?) WHERE status IN (?, ?)",
                 (MessageStatus.INTERRUPTED.value, "The app closed before this reply finished.",
                  MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
             )
-            for row in rows:
-                message = self._message(self._db.execute("SELECT * FROM messages WHERE id=?", (row["id"],)).fetchone())
-                self._index(row["conversation_id"], message.id, searchable_text(message))
+            for row in rows:  # the status change does not touch the searchable text: index what was read
+                self._index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
         return len(rows)
 
     # --- search ------------------------------------------------------------------------
@@ -267,9 +265,6 @@ class Store:
         for row in self._db.execute("SELECT * FROM messages").fetchall():
             self._index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
 
-    def _transaction(self):
-        return _Transaction(self._db)
-
     def transaction(self) -> _Transaction:
         """A write transaction for modules that extend the store (nests inside another)."""
         return _Transaction(self._db)
@@ -279,7 +274,7 @@ class Store:
         return self._db
 
     def delete_messages(self, conversation_id: str, message_ids: list[str]) -> None:
-        with self._transaction():
+        with self.transaction():
             for message_id in message_ids:
                 self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
             self._unindex(conversation_id, message_ids)
