@@ -10,9 +10,7 @@ query 天气 typed into the search field, its results, and the transcript jumped
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -20,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from desktop_copilot.core.models import MessageStatus  # noqa: E402
+from bench._demo_support import run_demo, seeded_window  # noqa: E402
 from tests.support.history_seed import seed_conversation  # noqa: E402
 
 WEATHER_ANSWER = """根据香港天文台的最新资料，今天香港**多云，有一两阵骤雨**，午后雷暴机会较高。
@@ -66,19 +65,13 @@ def main() -> int:
     options = parser.parse_args()
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
-    os.environ["DESKTOP_COPILOT_HOME"] = tempfile.mkdtemp(prefix="dc-history-")
-    from desktop_copilot.app.gui import create_application, create_main_window, run_until_closed
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
-    from desktop_copilot.core.runtime import Runtime
-    from desktop_copilot.core.storage.store import Store
 
-    app, loop = create_application([])
-    paths = AppPaths.resolve().ensure()
-    store = Store(paths.database)
-    ids = seed(store)
-    store.touch_conversation(ids["今天香港天气怎么样"])  # the newest: opened at start
-    window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+    def seed_newest_weather(store):
+        ids = seed(store)
+        store.touch_conversation(ids["今天香港天气怎么样"])  # the newest: opened at start
+        return ids
+
+    window, loop, store, ids = seeded_window("dc-history-", seed_newest_weather)
     window.resize(options.width, options.height)
     window.show()
     sidebar = window.history.sidebar
@@ -108,12 +101,7 @@ def main() -> int:
     for pause, step in steps:
         delay += pause
         QTimer.singleShot(delay, step)
-    try:
-        run_until_closed(window, loop)
-    finally:
-        store.close()
-        loop.close()
-    return 0
+    return run_demo(window, loop, store)
 
 
 if __name__ == "__main__":

@@ -10,10 +10,8 @@ The menu is a separate top-level window, so the whole screen is captured with Im
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -23,6 +21,7 @@ from PySide6.QtWidgets import QMenu  # noqa: E402
 
 from desktop_copilot.core.models import Message, Role, TextBlock  # noqa: E402
 from desktop_copilot.core.storage.versions import TailArchive  # noqa: E402
+from bench._demo_support import run_demo, seeded_window  # noqa: E402
 from tests.support.history_seed import seed_conversation  # noqa: E402
 
 TURNS = [
@@ -54,18 +53,7 @@ def main() -> int:
     options = parser.parse_args()
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
-    os.environ["DESKTOP_COPILOT_HOME"] = tempfile.mkdtemp(prefix="dc-versions-")
-    from desktop_copilot.app.gui import create_application, create_main_window, run_until_closed
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
-    from desktop_copilot.core.runtime import Runtime
-    from desktop_copilot.core.storage.store import Store
-
-    app, loop = create_application([])
-    paths = AppPaths.resolve().ensure()
-    store = Store(paths.database)
-    seed(store)
-    window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+    window, loop, store, _ = seeded_window("dc-versions-", seed)
     window.resize(1100, 720)
     window.move(0, 0)
     window.show()
@@ -92,12 +80,7 @@ def main() -> int:
 
     for delay, step in ((600, open_menu), (1200, shot), (1400, window.close)):
         QTimer.singleShot(delay, step)
-    try:
-        run_until_closed(window, loop)
-    finally:
-        store.close()
-        loop.close()
-    return 0
+    return run_demo(window, loop, store)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,37 @@
+"""Shared by the screenshot demos: a real window on a fresh app home whose store a seed function filled."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+
+def seeded_window(home_prefix: str, seed: Callable[[Any], Any]):
+    """(window, loop, store, what `seed(store)` returned), the window not shown yet."""
+    os.environ["DESKTOP_COPILOT_HOME"] = tempfile.mkdtemp(prefix=home_prefix)
+    from desktop_copilot.app.gui import create_application, create_main_window
+    from desktop_copilot.core.config import AppConfig
+    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.runtime import Runtime
+    from desktop_copilot.core.storage.store import Store
+
+    _app, loop = create_application([])
+    paths = AppPaths.resolve().ensure()
+    store = Store(paths.database)
+    seeded = seed(store)
+    window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+    return window, loop, store, seeded
+
+
+def run_demo(window, loop, store) -> int:
+    """Run until the demo's steps close the window, then release the store and the loop."""
+    from desktop_copilot.app.gui import run_until_closed
+
+    try:
+        run_until_closed(window, loop)
+    finally:
+        store.close()
+        loop.close()
+    return 0
