@@ -14,9 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-CORPUS_DIR = Path(
-    os.environ.get("DESKTOP_COPILOT_CORPUS") or Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-).resolve()
+CORPUS_DIR = Path(os.environ.get("DESKTOP_COPILOT_CORPUS") or Path(__file__).resolve().parents[1] / "fixtures" / "corpus").resolve()
+"""Recorded provider streams kept in the repository as test data (tests/fixtures/corpus/SOURCES.md)."""
 
 
 @dataclass
