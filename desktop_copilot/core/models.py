@@ -52,6 +52,9 @@ class _Block(BaseModel):
 class TextBlock(_Block):
     type: Literal["text"] = "text"
     text: str = ""
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    """The sources the provider cited for this text, each exactly as the wire gave it (Anthropic:
+    `web_search_result_location` with url/title/cited_text, `char_location`, `page_location`, …)."""
 
 
 class ThinkingBlock(_Block):
