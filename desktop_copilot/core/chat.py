@@ -6,7 +6,6 @@ resend, continue an interrupted reply, and switch between the versions these lea
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from desktop_copilot.core import events as ev
@@ -14,13 +13,10 @@ from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOpt
 from desktop_copilot.core.models import Conversation, Message, Role
 from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
 
-WRITE_INTERVAL = 0.25
-"""A streaming reply reaches the database at least this often (seconds)."""
-
-_DELTAS = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate)
 TITLE_CHARS = 60
 
 
@@ -31,52 +27,6 @@ def title_from(text: str) -> str:
 
 class NothingToDoError(ValueError):
     """The requested operation does not apply to the conversation as it is (message says why)."""
-
-
-class StoreRecorder:
-    """Writes messages as their events arrive: deltas at most every 250 ms, anything else at once."""
-
-    def __init__(self, store: Store | None, conversation: Conversation) -> None:
-        self.store = store
-        self.conversation = conversation
-        self._dirty: dict[str, Message] = {}
-        self._last_write = 0.0
-
-    def _seq(self, message: Message) -> int:
-        for seq, candidate in enumerate(self.conversation.messages):
-            if candidate is message:
-                return seq
-        return len(self.conversation.messages)
-
-    def record(self, event: ev.Event) -> None:
-        if self.store is None:
-            return
-        if isinstance(event, ev.MessageCreated):
-            self.store.save_conversation(self.conversation)
-            self._dirty[event.message.id] = event.message
-            self.flush()
-            return
-        message = self._find(event.message_id)
-        if message is not None:
-            self._dirty[message.id] = message
-        if not isinstance(event, _DELTAS) or time.monotonic() - self._last_write >= WRITE_INTERVAL:
-            self.flush()
-
-    def _find(self, message_id: str) -> Message | None:
-        if message_id in self._dirty:
-            return self._dirty[message_id]
-        for message in reversed(self.conversation.messages):
-            if message.id == message_id:
-                return message
-        return None
-
-    def flush(self) -> None:
-        if self.store is None or not self._dirty:
-            return
-        for message in self._dirty.values():
-            self.store.save_message(self.conversation.id, self._seq(message), message)
-        self._dirty.clear()
-        self._last_write = time.monotonic()
 
 
 @dataclass(slots=True)

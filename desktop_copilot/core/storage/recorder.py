@@ -1,0 +1,95 @@
+"""StoreRecorder: writes a run's messages to the store as their events arrive, and keeps a stalled
+stream's tail on disk by a timer, not by the next event."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.storage.store import Store
+
+WRITE_INTERVAL = 0.25
+"""What has arrived of a streaming reply is on disk within this many seconds, whether or not more follows."""
+
+DELTA_EVENTS = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate)
+
+
+class StoreRecorder:
+    """Deltas are written at most every WRITE_INTERVAL (a timer on the running event loop writes the
+    last ones when the stream goes quiet); any other event is written at once."""
+
+    def __init__(self, store: Store | None, conversation: Conversation) -> None:
+        self.store = store
+        self.conversation = conversation
+        self._dirty: dict[str, Message] = {}
+        self._positions: dict[str, int] = {}
+        self._last_write = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def record(self, event: ev.Event) -> None:
+        if self.store is None:
+            return
+        if isinstance(event, ev.MessageCreated):
+            self._positions[event.message.id] = self._position(event.message)
+            self.store.save_conversation(self.conversation)
+            self._dirty[event.message.id] = event.message
+            self.flush()
+            return
+        message = self._find(event.message_id)
+        if message is not None:
+            self._dirty[message.id] = message
+        if not isinstance(event, DELTA_EVENTS):
+            self.flush()
+            return
+        due = self._last_write + WRITE_INTERVAL - time.monotonic()
+        if due <= 0:
+            self.flush()
+        elif self._timer is None:
+            self._flush_later(due)
+
+    def flush(self) -> None:
+        """Write every message changed since the last write, now."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.store is None or not self._dirty:
+            return
+        for message in self._dirty.values():
+            self.store.save_message(self.conversation.id, self._seq(message), message)
+        self._dirty.clear()
+        self._last_write = time.monotonic()
+
+    def _flush_later(self, delay: float) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a synchronous caller): write now rather than never
+            self.flush()
+            return
+        self._timer = loop.call_later(delay, self.flush)
+
+    def _find(self, message_id: str) -> Message | None:
+        if message_id in self._dirty:
+            return self._dirty[message_id]
+        for message in reversed(self.conversation.messages):
+            if message.id == message_id:
+                return message
+        return None
+
+    def _seq(self, message: Message) -> int:
+        position = self._positions.get(message.id)
+        messages = self.conversation.messages
+        if position is not None and position < len(messages) and messages[position] is message:
+            return position
+        position = self._position(message)
+        self._positions[message.id] = position
+        return position
+
+    def _position(self, message: Message) -> int:
+        """Where `message` stands in the conversation (searched from the end, where new ones are)."""
+        messages = self.conversation.messages
+        for seq in range(len(messages) - 1, -1, -1):
+            if messages[seq] is message:
+                return seq
+        return len(messages)
