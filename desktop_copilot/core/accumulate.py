@@ -57,6 +57,10 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                 block = TextBlock()
                 _place(message, i, block)
             block.text = _grown(block, "text", text)
+        case ev.TextCitation(index=i, citation=citation):
+            block = _block(message, i, TextBlock)
+            if block is not None:
+                block.citations.append(citation)
         case ev.ThinkingStart(index=i, redacted_data=data):
             if data is not None:
                 _place(message, i, RedactedThinkingBlock(data=data))
@@ -71,8 +75,8 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             if block is not None:
                 block.signature = signature
                 block.ended_at = now()
-        case ev.ToolCallStart(index=i, tool_call_id=call_id, name=name):
-            _place(message, i, ToolCallBlock(id=call_id, name=name))
+        case ev.ToolCallStart(index=i, tool_call_id=call_id, name=name, arguments=arguments, provider_fields=extra):
+            _place(message, i, ToolCallBlock(id=call_id, name=name, arguments=dict(arguments), provider_fields=dict(extra)))
         case ev.ToolCallDelta(index=i, partial_json=fragment):
             block = _block(message, i, ToolCallBlock)
             if block is not None:
@@ -85,9 +89,10 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             _place(message, i, RawBlock(data=data))
         case ev.UsageUpdate(usage=usage):
             message.usage = usage.model_copy()
-        case ev.Done(reason=reason):
+        case ev.Done(reason=reason, detail=detail):
             message.stop_reason = reason
             message.status = MessageStatus.COMPLETED
+            message.error = detail or None
             _close_open_thinking(message)
         case ev.Error(reason=reason, message=text):
             message.status = _ERROR_STATUS[reason]

@@ -59,6 +59,15 @@ class TextDelta(Event):
 
 
 @dataclass(slots=True)
+class TextCitation(Event):
+    """A source the provider cites for the text block at `index`, exactly as the wire gave it."""
+
+    kind: ClassVar[str] = "text_citation"
+    index: int = 0
+    citation: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class TextEnd(Event):
     kind: ClassVar[str] = "text_end"
     index: int = 0
@@ -92,6 +101,10 @@ class ToolCallStart(Event):
     index: int = 0
     tool_call_id: str = ""
     name: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """Arguments given whole at the start (most calls stream theirs in deltas instead)."""
+    provider_fields: dict[str, Any] = field(default_factory=dict)
+    """Fields of the call this app does not model (Anthropic's `caller`), kept for replay."""
 
 
 @dataclass(slots=True)
@@ -127,7 +140,9 @@ class UsageUpdate(Event):
 class Done(Event):
     kind: ClassVar[str] = "done"
     reason: str = "end_turn"
-    """The provider's stop reason: `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, …"""
+    """The provider's stop reason: `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `refusal`, …"""
+    detail: str = ""
+    """Words for the user about how the reply ended, when it needs saying (a refusal and its explanation)."""
 
 
 @dataclass(slots=True)
@@ -168,7 +183,7 @@ class LoopDetected(Event):
     repeats: int = 3
 
 
-RunOutcome = Literal["completed", "round_limit", "loop", "stopped", "failed", "interrupted"]
+RunOutcome = Literal["completed", "refused", "round_limit", "loop", "stopped", "failed", "interrupted"]
 
 
 @dataclass(slots=True)
@@ -182,6 +197,7 @@ PROVIDER_EVENT_TYPES = (
     Start,
     TextStart,
     TextDelta,
+    TextCitation,
     TextEnd,
     ThinkingStart,
     ThinkingDelta,

@@ -81,6 +81,9 @@ class ToolCallBlock(_Block):
     is_error: bool = False
     started_at: float | None = None
     ended_at: float | None = None
+    provider_fields: dict[str, Any] = Field(default_factory=dict)
+    """Fields of the call the provider sent that this app does not model (Anthropic's `caller`),
+    sent back verbatim to that provider."""
 
     def finish(self, status: ToolCallStatus, result: str, *, is_error: bool) -> None:
         self.status = status

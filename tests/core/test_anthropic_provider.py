@@ -107,10 +107,15 @@ def expected_kinds(sse: list[tuple[str | None, dict]]) -> list[str]:
                           "tool_use": ["toolcall_start"]}.get(block["type"], [])
                 if block.get("text") or block.get("thinking"):
                     kinds.append(f"{block['type']}_delta")
+                kinds += ["text_citation"] * len(block.get("citations") or [])
             case "content_block_delta":
                 delta, kind = data["delta"], blocks[data["index"]]
-                if delta["type"] == "text_delta" or (delta["type"] == "thinking_delta" and delta["thinking"]):
+                if kind not in OUR_BLOCK_TYPES:
+                    pass  # applied to the raw block, which arrives whole at its stop
+                elif delta["type"] == "text_delta" or (delta["type"] == "thinking_delta" and delta["thinking"]):
                     kinds.append(delta["type"])
+                elif delta["type"] == "citations_delta":
+                    kinds.append("text_citation")
                 elif delta["type"] == "input_json_delta" and kind == "tool_use" and delta["partial_json"]:
                     kinds.append("toolcall_delta")
             case "content_block_stop":
@@ -137,20 +142,21 @@ async def sdk_final_message(url: str) -> Any:
 
 
 def sdk_wire_content(final: Any, events: list[ev.Event]) -> list[dict]:
-    """The SDK's content as we are documented to replay it: text without `citations`, tool_use
-    without `caller` and with `{}` for an input that never became valid JSON, empty text
-    dropped (the API rejects it); every other block verbatim."""
+    """The SDK's content exactly, as it must be replayed: every block verbatim (citations and a
+    tool call's `caller` included), with two documented exceptions the API itself demands:
+    text that is empty or whitespace only is dropped, and a tool input that never became valid
+    JSON is sent as `{}`."""
     valid_inputs = {e.index for e in events if isinstance(e, ev.ToolCallEnd) and e.invalid_json is None}
     content = []
     for index, block in enumerate(final.content):
         data = block.to_dict()
         if data["type"] == "text":
-            data.pop("citations", None)
-            if not data["text"]:
+            if data.get("citations") is None:
+                data.pop("citations", None)
+            if not data["text"].strip():
                 continue
-        elif data["type"] == "tool_use":
-            data = {"type": "tool_use", "id": data["id"], "name": data["name"],
-                    "input": data["input"] if index in valid_inputs else {}}
+        elif data["type"] == "tool_use" and index not in valid_inputs:
+            data["input"] = {}
         content.append(data)
     return content
 
@@ -434,3 +440,101 @@ def test_loopback_hold_delays_and_stop_does_not_hang():
     assert time.monotonic() - began < 2 and not waiter.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], OSError)
 
+
+
+# --- shapes seen in real recordings of other projects, replayed exactly as the SDK reads them ---
+
+def _start(content: list | None = None, stop_reason: str | None = None, **extra: Any) -> dict:
+    return {"type": "message_start", "message": {
+        "id": "msg_01Shape", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": content or [], "stop_reason": stop_reason, "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 1}, **extra}}
+
+
+def _delta(stop_reason: str, output_tokens: int = 9, **extra: Any) -> dict:
+    return {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None, **extra},
+            "usage": {"output_tokens": output_tokens}}
+
+
+STOP = {"type": "message_stop"}
+CITATION = {"type": "web_search_result_location", "cited_text": "Sunny, 24 °C.", "url": "https://weather.example/hk",
+            "title": "Hong Kong weather", "encrypted_index": "EpcBCioI"}
+SHAPES: dict[str, list[dict]] = {
+    "whitespace_text_between_server_tools": [
+        _start(),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_01A", "name": "web_search", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"query": "hk weather"}'}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": " "}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "", "citations": None}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "citations_delta", "citation": CITATION}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "It is sunny."}},
+        {"type": "content_block_stop", "index": 2},
+        _delta("end_turn"), STOP,
+    ],
+    "compaction_block_with_delta": [
+        _start(),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "compaction", "content": None}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "compaction_delta", "content": "Summary: the user asked about HK weather."}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Carrying on."}},
+        {"type": "content_block_stop", "index": 1},
+        _delta("end_turn"), STOP,
+    ],
+    "tool_input_whole_in_block_start": [
+        _start(),
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "tool_use", "id": "toolu_01Whole", "name": "calc", "input": {"x": 1, "y": [2, 3]}, "caller": {"type": "direct"}}},
+        {"type": "content_block_stop", "index": 0},
+        _delta("tool_use"), STOP,
+    ],
+    "content_and_stop_reason_in_message_start": [
+        _start([{"type": "text", "text": "Let me add those."},
+                {"type": "tool_use", "id": "toolu_01Start", "name": "calc", "input": {"x": 2}}], stop_reason="tool_use"),
+        STOP,
+    ],
+    "refusal_with_stop_details": [
+        _start(),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_stop", "index": 0},
+        _delta("refusal", stop_details={"type": "refusal", "category": "cyber", "explanation": "This looks like exploit development."}),
+        STOP,
+    ],
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+async def test_recorded_shapes_replay_like_the_sdk(loopback, shape, make_provider):
+    chunks = anthropic_sse(SHAPES[shape])
+    loopback.enqueue(MESSAGES, sse_response(chunks), sse_response(chunks))
+    events = await collect(make_provider(loopback))
+    final = await sdk_final_message(loopback.url)
+    message = fold(events)
+    assert message.status is MessageStatus.COMPLETED and message.stop_reason == final.stop_reason
+    replayed = build_messages([message])
+    assert (replayed[0]["content"] if replayed else []) == sdk_wire_content(final, events)
+    for index, block in enumerate(final.content):
+        if block.type not in OUR_BLOCK_TYPES:
+            assert message.blocks[index] == RawBlock(data=block.to_dict())
+
+
+@pytest.mark.asyncio
+async def test_shapes_keep_what_the_issue_found_lost(loopback, make_provider):
+    for shape in SHAPES.values():
+        loopback.enqueue(MESSAGES, sse_response(anthropic_sse(shape)))
+    provider = make_provider(loopback)
+    spaced, compaction, whole, started, refused = [fold(await collect(provider)) for _ in range(len(SHAPES))]
+
+    assert [b.text for b in spaced.blocks if hasattr(b, "text")] == [" ", "It is sunny."]  # kept, shown as is
+    assert all(block.get("text") != " " for block in build_messages([spaced])[0]["content"])  # never sent back
+    assert spaced.blocks[2].citations == [CITATION]
+    assert compaction.blocks[0].data["content"] == "Summary: the user asked about HK weather."
+    assert whole.tool_calls[0].arguments == {"x": 1, "y": [2, 3]}
+    assert build_messages([whole])[0]["content"][0]["caller"] == {"type": "direct"}
+    assert (started.text, started.stop_reason, started.tool_calls[0].arguments) == ("Let me add those.", "tool_use", {"x": 2})
+    assert refused.stop_reason == "refusal"
+    assert "declined" in refused.error and "cyber" in refused.error and "exploit development" in refused.error

@@ -159,7 +159,12 @@ def test_mapper_ignores_pings_unknown_events_and_repeated_stops():
             {"type": "some_future_event"},
         ],
     )
-    assert events == [ev.TextStart(index=0), ev.TextDelta(index=0, text="Hi"), ev.TextEnd(index=0)]
+    assert events == [
+        ev.TextStart(index=0),
+        ev.TextDelta(index=0, text="Hi"),
+        ev.TextCitation(index=0, citation={"type": "x"}),
+        ev.TextEnd(index=0),
+    ]
 
 
 def test_mapper_message_stop_closes_blocks_left_open():
@@ -195,3 +200,23 @@ def test_mapper_thinking_signature_and_usage():
     assert events[1].usage.model_dump() == {"input_tokens": 7, "output_tokens": 1, "cache_read_tokens": 3, "cache_write_tokens": 0}
     assert events[2:] == [ev.ThinkingStart(index=0), ev.ThinkingDelta(index=0, text="hmm"), ev.ThinkingEnd(index=0, signature="SIG")]
     assert mapper.started and not mapper.finished
+
+
+def test_whitespace_only_text_is_never_sent_back():
+    spaced = assistant(TextBlock(text=" "), TextBlock(text="\n\n"), TextBlock(text="Answer."))
+    turns = build_messages([Message.user("q"), spaced, Message.user("  \n")])
+    assert turns == [
+        {"role": "user", "content": [{"type": "text", "text": "q"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Answer."}]},
+    ]
+
+
+def test_citations_and_provider_fields_are_sent_back_verbatim():
+    citation = {"type": "web_search_result_location", "url": "https://a.test", "title": "A", "cited_text": "x", "encrypted_index": "E"}
+    call_block = ToolCallBlock(id="toolu_9", name="calc", arguments={"x": 1}, status=ToolCallStatus.DONE, result="1",
+                               provider_fields={"caller": {"type": "direct"}})
+    content = build_messages([assistant(TextBlock(text="Cited.", citations=[citation]), call_block)])[0]["content"]
+    assert content == [
+        {"type": "text", "text": "Cited.", "citations": [citation]},
+        {"type": "tool_use", "id": "toolu_9", "name": "calc", "input": {"x": 1}, "caller": {"type": "direct"}},
+    ]

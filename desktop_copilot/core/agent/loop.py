@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
 from desktop_copilot.core.agent.execution import ToolExecutor
+from desktop_copilot.core.history import is_refused, sendable_history
 from desktop_copilot.core.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
 from desktop_copilot.core.tools.base import Tool, ToolContext
@@ -33,7 +34,7 @@ class RunOptions:
     model: str
     system: str | None = None
     thinking_budget: int | None = None
-    max_tokens: int = 8192
+    max_tokens: int = 32_000
     max_tool_rounds: int = 10
 
 
@@ -85,6 +86,9 @@ class AgentLoop:
                 self._close_calls(message, "Not run: the reply did not finish. " + (message.error or ""))
                 outcome = "interrupted" if message.status is MessageStatus.INTERRUPTED else "failed"
                 return self._finish(outcome, message.error or "")
+            if is_refused(message):
+                self._close_calls(message, "Not run: the model declined to answer.")
+                return self._finish("refused", message.error or "The model declined to answer this request.")
             calls = message.tool_calls
             if not calls:
                 return self._finish("completed", message.stop_reason or "")
@@ -108,7 +112,7 @@ class AgentLoop:
     def _request(self, history: list[Message]) -> ProviderRequest:
         return ProviderRequest(
             model=self.options.model,
-            messages=list(history),
+            messages=sendable_history(history),
             system=self.options.system,
             tools=[tool.spec() for tool in self.tools],
             max_tokens=self.options.max_tokens,

@@ -26,8 +26,8 @@ def _assistant_content(message: Message) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for block in message.blocks:
         match block:
-            case TextBlock(text=text) if text:
-                content.append({"type": "text", "text": text})
+            case TextBlock(text=text, citations=citations) if text.strip():  # the API refuses whitespace-only text
+                content.append({"type": "text", "text": text, **({"citations": citations} if citations else {})})
             case ThinkingBlock(thinking=thinking, signature=signature) if signature:
                 # An unsigned block (cut off mid-thought) would be rejected: it is dropped.
                 content.append({"type": "thinking", "thinking": thinking, "signature": signature})
@@ -35,7 +35,8 @@ def _assistant_content(message: Message) -> list[dict[str, Any]]:
                 content.append({"type": "redacted_thinking", "data": data})
             case ToolCallBlock():
                 content.append(
-                    {"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments}
+                    {"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments,
+                     **block.provider_fields}
                 )
             case RawBlock(data=data):
                 content.append(data)
@@ -70,7 +71,7 @@ def build_messages(history: list[Message]) -> list[dict[str, Any]]:
 
     for message in history:
         if message.role is Role.USER:
-            add("user", [{"type": "text", "text": b.text} for b in message.blocks if isinstance(b, TextBlock) and b.text])
+            add("user", [{"type": "text", "text": b.text} for b in message.blocks if isinstance(b, TextBlock) and b.text.strip()])
         else:
             add("assistant", _assistant_content(message))
             add("user", tool_results(message))
@@ -129,17 +130,38 @@ def _as_dict(obj: Any) -> dict[str, Any]:
     return obj.to_dict(mode="json", exclude_unset=True) if hasattr(obj, "to_dict") else obj.model_dump(mode="json")
 
 
+TRACKS_INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+"""Block types whose `input_json_delta`s build their `input` (as the SDK's accumulator has it)."""
+_MODELLED_CALL_FIELDS = frozenset({"type", "id", "name", "input"})
+
+
+def refusal_words(details: Any) -> str:
+    """What to tell the user when Claude declined to answer (`stop_details` of a refusal)."""
+    category = _field(details, "category") if details is not None else None
+    explanation = (_field(details, "explanation") if details is not None else None) or ""
+    words = "Claude declined to answer this request"
+    words += f" (policy category: {category})." if category else "."
+    if explanation.strip():
+        words += f" {explanation.strip()}"
+    return words + " The request is left out of later turns of this conversation; rephrase it or start anew."
+
+
 class AnthropicEventMapper:
-    """Maps raw Messages stream events (SDK objects or plain dicts) to unified events."""
+    """Maps raw Messages stream events (SDK objects or plain dicts) to unified events, reading each
+    block as the SDK's accumulator does: content and stop reason may already come in
+    `message_start`, a call's input may come whole in `content_block_start`, and block types this
+    app does not model are kept verbatim with their deltas applied."""
 
     def __init__(self) -> None:
         self.usage = Usage()
         self.stop_reason: str | None = None
+        self.stop_details: Any = None
         self.started = False
         self.finished = False
         self._kinds: dict[int, str] = {}
         self._signatures: dict[int, str] = {}
         self._json: dict[int, list[str]] = {}
+        self._inputs: dict[int, dict[str, Any]] = {}
         self._raw: dict[int, dict[str, Any]] = {}
         self._open: set[int] = set()
 
@@ -152,46 +174,58 @@ class AnthropicEventMapper:
         self.started = True
         message = _field(raw, "message")
         self._update_usage(_field(message, "usage"))
-        return [
+        self._update_stop(message)
+        events: list[ev.Event] = [
             ev.Start(model=_field(message, "model") or "", provider_message_id=_field(message, "id") or ""),
             ev.UsageUpdate(usage=self.usage.model_copy()),
         ]
+        for index, block in enumerate(_field(message, "content") or []):  # a reply given whole at the start
+            events += self._on_content_block_start({"index": index, "content_block": block})
+            events += self._on_content_block_stop({"index": index})
+        return events
 
     def _on_content_block_start(self, raw: Any) -> list[ev.Event]:
         index = _field(raw, "index")
-        block = _field(raw, "content_block")
-        kind = _field(block, "type")
+        block = _as_dict(_field(raw, "content_block"))
+        kind = block.get("type")
         self._kinds[index] = kind
         self._open.add(index)
         if kind == "text":
-            start: list[ev.Event] = [ev.TextStart(index=index)]
-            initial = _field(block, "text") or ""
-            return start + ([ev.TextDelta(index=index, text=initial)] if initial else [])
+            events: list[ev.Event] = [ev.TextStart(index=index)]
+            if block.get("text"):
+                events.append(ev.TextDelta(index=index, text=block["text"]))
+            return events + [ev.TextCitation(index=index, citation=c) for c in block.get("citations") or []]
         if kind == "thinking":
-            self._signatures[index] = _field(block, "signature") or ""
-            initial = _field(block, "thinking") or ""
-            start = [ev.ThinkingStart(index=index)]
-            return start + ([ev.ThinkingDelta(index=index, text=initial)] if initial else [])
+            self._signatures[index] = block.get("signature") or ""
+            events = [ev.ThinkingStart(index=index)]
+            return events + ([ev.ThinkingDelta(index=index, text=block["thinking"])] if block.get("thinking") else [])
         if kind == "redacted_thinking":
-            return [ev.ThinkingStart(index=index, redacted_data=_field(block, "data") or "")]
-        if kind == "tool_use":
-            self._json[index] = []
-            return [ev.ToolCallStart(index=index, tool_call_id=_field(block, "id"), name=_field(block, "name"))]
-        self._raw[index] = _as_dict(block)
+            return [ev.ThinkingStart(index=index, redacted_data=block.get("data") or "")]
         self._json[index] = []
+        if kind == "tool_use":
+            self._inputs[index] = block.get("input") if isinstance(block.get("input"), dict) else {}
+            extra = {k: v for k, v in block.items() if k not in _MODELLED_CALL_FIELDS}
+            return [ev.ToolCallStart(index=index, tool_call_id=block.get("id") or "", name=block.get("name") or "",
+                                     arguments=dict(self._inputs[index]), provider_fields=extra)]
+        self._raw[index] = block
         return []
 
     def _on_content_block_delta(self, raw: Any) -> list[ev.Event]:
         index = _field(raw, "index")
         delta = _field(raw, "delta")
         kind = _field(delta, "type")
+        if index in self._raw:
+            self._apply_to_raw(index, _as_dict(delta))
+            return []
         if kind == "text_delta":
-            return [ev.TextDelta(index=index, text=_field(delta, "text"))]
+            return [ev.TextDelta(index=index, text=_field(delta, "text") or "")]
+        if kind == "citations_delta":
+            return [ev.TextCitation(index=index, citation=_as_dict(_field(delta, "citation")))]
         if kind == "thinking_delta":
             text = _field(delta, "thinking")
             return [ev.ThinkingDelta(index=index, text=text)] if text else []
         if kind == "signature_delta":
-            self._signatures[index] = _field(delta, "signature")
+            self._signatures[index] = _field(delta, "signature") or ""
             return []
         if kind == "input_json_delta":
             fragment = _field(delta, "partial_json") or ""
@@ -199,6 +233,22 @@ class AnthropicEventMapper:
             if self._kinds.get(index) == "tool_use" and fragment:
                 return [ev.ToolCallDelta(index=index, partial_json=fragment)]
         return []
+
+    def _apply_to_raw(self, index: int, delta: dict[str, Any]) -> None:
+        """A delta for a block type this app does not model, applied as the SDK's accumulator does."""
+        block, kind = self._raw[index], delta.get("type")
+        if kind == "input_json_delta":
+            self._json[index].append(delta.get("partial_json") or "")
+        elif kind == "text_delta":
+            block["text"] = (block.get("text") or "") + (delta.get("text") or "")
+        elif kind == "thinking_delta":
+            block["thinking"] = (block.get("thinking") or "") + (delta.get("thinking") or "")
+        elif kind == "citations_delta":
+            block["citations"] = [*(block.get("citations") or []), _as_dict(delta.get("citation"))]
+        elif kind == "compaction_delta":  # both fields replaced, absent ones by null (as the SDK does)
+            block.update(content=delta.get("content"), encrypted_content=delta.get("encrypted_content"))
+        else:  # a delta type unknown to the SDK too: its fields replace the block's
+            block.update({key: value for key, value in delta.items() if key != "type"})
 
     def _on_content_block_stop(self, raw: Any) -> list[ev.Event]:
         index = _field(raw, "index")
@@ -215,15 +265,16 @@ class AnthropicEventMapper:
         text = "".join(self._json.pop(index, []))
         arguments, invalid = _parse_arguments(text)
         if kind == "tool_use":
+            if not text:  # no input deltas: the input came whole with the block's start
+                arguments = self._inputs.get(index, {})
             return [ev.ToolCallEnd(index=index, arguments=arguments, invalid_json=invalid)]
         data = self._raw.pop(index, {})
-        if text:
+        if text and (kind in TRACKS_INPUT or "input" in data):
             data["input"] = arguments
         return [ev.RawBlockEvent(index=index, data=data)]
 
     def _on_message_delta(self, raw: Any) -> list[ev.Event]:
-        delta = _field(raw, "delta")
-        self.stop_reason = _field(delta, "stop_reason") or self.stop_reason
+        self._update_stop(_field(raw, "delta"))
         self._update_usage(_field(raw, "usage"))
         return [ev.UsageUpdate(usage=self.usage.model_copy())]
 
@@ -231,7 +282,15 @@ class AnthropicEventMapper:
         self.finished = True
         # Close blocks the stream never stopped, so every *_start still gets its *_end.
         ends = [e for i in sorted(self._open) for e in self._on_content_block_stop({"index": i})]
-        return [*ends, ev.Done(reason=self.stop_reason or "end_turn")]
+        reason = self.stop_reason or "end_turn"
+        detail = refusal_words(self.stop_details) if reason == "refusal" else ""
+        return [*ends, ev.Done(reason=reason, detail=detail)]
+
+    def _update_stop(self, source: Any) -> None:
+        if source is None:
+            return
+        self.stop_reason = _field(source, "stop_reason") or self.stop_reason
+        self.stop_details = _field(source, "stop_details") or self.stop_details
 
     def _update_usage(self, usage: Any) -> None:
         if usage is None:

@@ -284,3 +284,31 @@ async def test_tavily_rejecting_the_key_is_explained(loopback):
     call = history[1].tool_calls[0]
     assert call.status is ToolCallStatus.ERROR and "Tavily rejected the API key" in call.result
     assert TAVILY_KEY not in call.result
+
+
+REFUSAL_STREAM = [
+    {"type": "message_start", "message": {"id": "msg_01Refused", "type": "message", "role": "assistant", "model": "claude-test",
+                                          "content": [], "stop_reason": None, "usage": {"input_tokens": 9, "output_tokens": 1}}},
+    {"type": "message_delta", "delta": {"stop_reason": "refusal", "stop_details": {"type": "refusal", "category": "bio", "explanation": None}},
+     "usage": {"output_tokens": 1}},
+    {"type": "message_stop"},
+]
+
+
+@pytest.mark.asyncio
+async def test_refusal_ends_the_run_in_words_and_the_refused_exchange_is_not_sent_again(loopback):
+    loopback.enqueue("/v1/messages", sse_response(anthropic_sse(REFUSAL_STREAM)), sse_response(anthropic_text_reply("Sure.")))
+    finished, history, _ = await run_loop(loopback, [], prompt="the refused prompt")
+    assert finished.outcome == "refused"
+    assert "declined" in finished.detail and "bio" in finished.detail
+    assert history[-1].stop_reason == "refusal" and history[-1].error == finished.detail
+
+    history.append(Message.user("something else"))
+    provider = AnthropicProvider(Secret(ANTHROPIC_KEY), loopback.url, max_retries=0)
+    try:
+        loop = AgentLoop(provider, [], ToolContext(keys={}, http=None, endpoints={}), RunOptions(model="claude-test"), lambda e: None)
+        assert (await loop.run(history)).outcome == "completed"
+    finally:
+        await provider.aclose()
+    sent = loopback.requests_to("/v1/messages")[-1].json()["messages"]
+    assert sent == [{"role": "user", "content": [{"type": "text", "text": "something else"}]}]
