@@ -132,3 +132,31 @@ def test_sigkill_at_random_moments_loses_nothing(loopback):
     assert history_problems(loopback.requests_to("/v1/messages")[-1].json()["messages"]) == []
     statuses = {status for status, _ in stored_replies().values()}
     assert statuses <= {"completed", "interrupted"}
+
+
+STALL_WORDS = 60
+
+
+@pytest.mark.timeout(300)
+def test_a_stalled_stream_is_on_disk_before_the_next_event(loopback):
+    """The emulator sends 60 words and goes silent; `ask` is killed one second into the silence.
+    Every word must already be in the database: the write is due to a timer, not to a later event."""
+    env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-stall-0000", ANTHROPIC_BASE_URL=loopback.url)
+    words = "".join(f"w{i:02d} " for i in range(STALL_WORDS))
+    events = anthropic_text_reply(words, pieces=STALL_WORDS)[:-3]  # no block stop, message_delta or stop
+    loopback.set_handler("/v1/messages", lambda request: sse_response(anthropic_sse(events), delay=0.005, stall=60))
+    for run in range(3):
+        title = f"stall {run}"
+        process = subprocess.Popen([sys.executable, "-m", "desktop_copilot", "ask", title], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        reader = TimedReader(process.stdout)
+        reader.start()
+        deadline = time.monotonic() + 60
+        while len(reader.text_before(time.monotonic())) < len(words.rstrip()):
+            assert time.monotonic() < deadline and process.poll() is None, "the 60 words never reached stdout"
+            time.sleep(0.01)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        reader.join()
+        assert stored_replies()[title] == ("streaming", words), f"{title}: the tail of a stalled stream was lost"

@@ -30,6 +30,8 @@ class ScriptedResponse:
     """After the chunks, close the socket abruptly, without the terminating zero-length chunk."""
     hold: float = 0.0
     """Seconds to sleep before sending the status line."""
+    stall: float = 0.0
+    """After the chunks, seconds of silence (the connection stays open) before the body ends."""
 
 
 class _Headers(dict):
@@ -131,6 +133,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
             if chunk:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
+        if response.stall and stopping.wait(response.stall):
+            raise ConnectionResetError("server stopping")
         if response.drop:
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
