@@ -133,7 +133,7 @@ def test_append_inserts_one_row_and_is_idempotent(qtbot):
 def stored(tmp_path):
     """A stored conversation of 600 messages (search indexing skipped to seed quickly)."""
     store = Store(tmp_path / "db.sqlite")
-    store._index = lambda *args: None
+    store.search_index.index = lambda *args: None
     conversation = Conversation(title="long")
     store.save_conversation(conversation)
     with store.transaction():

@@ -1,11 +1,10 @@
-"""SQLite store (WAL) of conversations and their messages, blocks kept exactly as received."""
+"""SQLite store (WAL) of conversations and their messages, blocks kept exactly as received; the search
+index (search_index.py) and the integrity check at start (integrity.py) live beside it."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -14,19 +13,11 @@ from pydantic import TypeAdapter
 from desktop_copilot.core.models import Block, Conversation, Message, MessageStatus, Usage, now
 from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
-from desktop_copilot.core.storage.search import MARK_END, MARK_START, fts_query, searchable_text, segment, unsegment
+from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
+from desktop_copilot.core.storage.search import searchable_text
+from desktop_copilot.core.storage.search_index import SearchHit, SearchIndex  # noqa: F401 (re-export)
 
 _BLOCKS = TypeAdapter(list[Block])
-
-
-class DamagedDatabaseError(RuntimeError):
-    """The database failed its integrity check; it was renamed aside (see `kept_at`)."""
-
-    def __init__(self, path: Path, kept_at: Path, detail: str) -> None:
-        super().__init__(
-            f"The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was started."
-        )
-        self.path, self.kept_at = path, kept_at
 
 
 class MessageSummary(NamedTuple):
@@ -39,16 +30,6 @@ class MessageSummary(NamedTuple):
     """Bytes of the stored blocks (UTF-8 JSON): a hint of how tall the message is."""
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    conversation_id: str
-    message_id: str
-    """Empty when the conversation's title matched."""
-    title: str
-    snippet: str
-    """Matching text with the match between MARK_START and MARK_END."""
-
-
 class Store:
     """One connection to the database file; every write is its own short transaction."""
 
@@ -56,6 +37,7 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = self._connect()
+        self.search_index = SearchIndex(self._db)
         self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
 
     def _connect(self) -> sqlite3.Connection:
@@ -70,16 +52,11 @@ class Store:
         """Open after an integrity check. A damaged file is renamed aside (never deleted) and a
         fresh database is started; the returned error says where the old one was kept."""
         path = Path(path)
-        problem = _integrity_problem(path)
+        problem = integrity_problem(path)
         if problem is None:
             return cls(path), None
-        kept_at = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        path.rename(kept_at)
-        for suffix in ("-wal", "-shm"):
-            side = path.with_name(path.name + suffix)
-            if side.exists():
-                side.rename(kept_at.with_name(kept_at.name + suffix))
-        return cls(path), DamagedDatabaseError(path, kept_at, problem)
+        damaged = keep_aside(path, problem)
+        return cls(path), damaged
 
     def _after_migration(self, version: int) -> None:
         if version == 2:
@@ -100,7 +77,7 @@ class Store:
             (conversation.id, conversation.title, conversation.model, conversation.system,
              conversation.created_at, conversation.updated_at),
         )
-        self._index(conversation.id, "", conversation.title)
+        self.search_index.index(conversation.id, "", conversation.title)
 
     def touch_conversation(self, conversation_id: str, updated_at: float | None = None) -> None:
         self._db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (updated_at or now(), conversation_id))
@@ -125,7 +102,7 @@ class Store:
 
     def delete_conversation(self, conversation_id: str) -> None:
         with self.transaction():
-            self._unindex(conversation_id)
+            self.search_index.unindex(conversation_id)
             self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
 
     # --- lazy loading (a long conversation is opened without reading every message) -----
@@ -192,7 +169,7 @@ class Store:
                  message.error, message.model, message.usage.model_dump_json(), blocks, message.created_at, now()),
             )
             if message.status.finished:
-                self._index(conversation_id, message.id, searchable_text(message))
+                self.search_index.index(conversation_id, message.id, searchable_text(message))
 
     def mark_unfinished_interrupted(self) -> int:
         """After a crash: replies still marked as streaming become interrupted. Returns how many."""
@@ -207,63 +184,21 @@ class Store:
                  MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
             )
             for row in rows:  # the status change does not touch the searchable text: index what was read
-                self._index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+                self.search_index.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
         return len(rows)
 
     # --- search ------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Conversations and messages matching every word of `query` (CJK included), best first."""
-        match = fts_query(query)
-        if match is None:
-            return []
-        rows = self._db.execute(
-            f"""SELECT s.conversation_id, s.message_id, c.title,
-                       snippet(search_index, 2, '{MARK_START}', '{MARK_END}', '…', 16) AS snippet
-                FROM search_index AS s JOIN conversations AS c ON c.id = s.conversation_id
-                WHERE search_index MATCH ? ORDER BY rank LIMIT ?""",
-            (match, limit),
-        ).fetchall()
-        return [SearchHit(r["conversation_id"], r["message_id"], r["title"], unsegment(r["snippet"])) for r in rows]
-
-    def _index(self, conversation_id: str, message_id: str, text: str) -> None:
-        key = self._db.execute(
-            "SELECT id FROM search_keys WHERE conversation_id=? AND message_id=?", (conversation_id, message_id)
-        ).fetchone()
-        if key is not None:
-            self._db.execute("DELETE FROM search_index WHERE rowid=?", (key[0],))
-        if not text.strip():
-            if key is not None:
-                self._db.execute("DELETE FROM search_keys WHERE id=?", (key[0],))
-            return
-        if key is None:
-            key = self._db.execute(
-                "INSERT INTO search_keys (conversation_id, message_id) VALUES (?, ?) RETURNING id",
-                (conversation_id, message_id),
-            ).fetchone()
-        self._db.execute(
-            "INSERT INTO search_index (rowid, conversation_id, message_id, body) VALUES (?, ?, ?, ?)",
-            (key[0], conversation_id, message_id, segment(text)),
-        )
-
-    def _unindex(self, conversation_id: str, message_ids: list[str] | None = None) -> None:
-        """Drop the search rows of a conversation (or of some of its messages)."""
-        query = "SELECT id FROM search_keys WHERE conversation_id=?"
-        args: list = [conversation_id]
-        if message_ids is not None:
-            query += f" AND message_id IN ({','.join('?' * len(message_ids))})"
-            args += message_ids
-        ids = [row[0] for row in self._db.execute(query, args).fetchall()]
-        self._db.executemany("DELETE FROM search_index WHERE rowid=?", [(i,) for i in ids])
-        self._db.executemany("DELETE FROM search_keys WHERE id=?", [(i,) for i in ids])
+        return self.search_index.search(query, limit)
 
     def _reindex_all(self) -> None:
-        self._db.execute("DELETE FROM search_index")
-        self._db.execute("DELETE FROM search_keys")
+        self.search_index.clear()
         for row in self._db.execute("SELECT id, title FROM conversations").fetchall():
-            self._index(row["id"], "", row["title"])
+            self.search_index.index(row["id"], "", row["title"])
         for row in self._db.execute("SELECT * FROM messages").fetchall():
-            self._index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+            self.search_index.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
 
     def transaction(self) -> _Transaction:
         """A write transaction for modules that extend the store (nests inside another)."""
@@ -277,7 +212,7 @@ class Store:
         with self.transaction():
             for message_id in message_ids:
                 self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
-            self._unindex(conversation_id, message_ids)
+            self.search_index.unindex(conversation_id, message_ids)
 
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:
@@ -309,16 +244,3 @@ class _Transaction:
     def __exit__(self, exc_type, exc, tb) -> None:
         if self._owner:
             self._db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def _integrity_problem(path: Path) -> str | None:
-    """None when the file is absent or passes `PRAGMA quick_check`; else what is wrong."""
-    if not path.exists() or path.stat().st_size == 0:
-        return None
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-            result = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
-        db.close()
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
-    return None if result == ["ok"] else "; ".join(result[:3])

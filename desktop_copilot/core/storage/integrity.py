@@ -1,0 +1,41 @@
+"""The database's health at start: `PRAGMA quick_check`, and a damaged file kept aside, never deleted."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+
+class DamagedDatabaseError(RuntimeError):
+    """The database failed its integrity check; it was renamed aside (see `kept_at`)."""
+
+    def __init__(self, path: Path, kept_at: Path, detail: str) -> None:
+        super().__init__(
+            f"The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was started."
+        )
+        self.path, self.kept_at = path, kept_at
+
+
+def integrity_problem(path: Path) -> str | None:
+    """None when the file is absent or passes `PRAGMA quick_check`; else what is wrong."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            result = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        db.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return None if result == ["ok"] else "; ".join(result[:3])
+
+
+def keep_aside(path: Path, problem: str) -> DamagedDatabaseError:
+    """Rename the damaged file (and its -wal/-shm) to `…damaged-YYYYmmdd-HHMMSS`; the error says where."""
+    kept_at = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    path.rename(kept_at)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.rename(kept_at.with_name(kept_at.name + suffix))
+    return DamagedDatabaseError(path, kept_at, problem)
