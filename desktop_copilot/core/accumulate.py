@@ -1,8 +1,8 @@
 """`accumulate(message, event)`: fold one unified event into an assistant message snapshot.
 
 The snapshot is updated in place and returned (like the SDK's `accumulate_event`), so the
-cost of a delta does not grow with the length of the reply. The loop, the store and the Qt
-model all call this one function on the same events.
+cost of a delta does not grow with the length of the reply. Only the agent loop calls it; the
+store's recorder and the Qt model are handed the same events afterwards and read the snapshot.
 """
 
 from __future__ import annotations

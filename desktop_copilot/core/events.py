@@ -119,8 +119,8 @@ class ToolCallEnd(Event):
     kind: ClassVar[str] = "toolcall_end"
     index: int = 0
     arguments: dict[str, Any] = field(default_factory=dict)
-    invalid_json: str | None = None
-    """The raw argument text when it was not valid JSON (the loop reports it to the model)."""
+    """The parsed arguments; `{}` when they were not valid JSON (the raw text stays in the block's
+    `partial_arguments`, which the tool executor reports to the model)."""
 
 
 @dataclass(slots=True)

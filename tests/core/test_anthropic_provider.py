@@ -141,12 +141,19 @@ async def sdk_final_message(url: str) -> Any:
             return await stream.get_final_message()
 
 
+def _valid_json(text: str) -> bool:
+    try:
+        return not text.strip() or isinstance(json.loads(text), dict)
+    except json.JSONDecodeError:
+        return False
+
+
 def sdk_wire_content(final: Any, events: list[ev.Event]) -> list[dict]:
     """The SDK's content exactly, as it must be replayed: every block verbatim (citations and a
     tool call's `caller` included), with two documented exceptions the API itself demands:
     text that is empty or whitespace only is dropped, and a tool input that never became valid
     JSON is sent as `{}`."""
-    valid_inputs = {e.index for e in events if isinstance(e, ev.ToolCallEnd) and e.invalid_json is None}
+    valid_inputs = {e.index for e in events if isinstance(e, ev.ToolCallEnd) and _valid_json(fold(events).blocks[e.index].partial_arguments)}
     content = []
     for index, block in enumerate(final.content):
         data = block.to_dict()
@@ -220,8 +227,9 @@ async def test_truncated_recording_with_missing_block_stop_still_closes_tool_cal
     end = [e for e in events if isinstance(e, ev.ToolCallEnd)]
     assert [e.kind for e in events[-2:]] == ["toolcall_end", "done"]
     assert events[-1].reason == "max_tokens"
-    assert end[0].arguments == {} and end[0].invalid_json.startswith('{"filename": "taxes.txt", "lines_of_text": [')
-    assert end[0].invalid_json == fold(events).tool_calls[0].partial_arguments
+    partial = fold(events).tool_calls[0].partial_arguments
+    assert end[0].arguments == {} and partial.startswith('{"filename": "taxes.txt", "lines_of_text": [')
+    assert not _valid_json(partial)
 
 
 # --- faults --------------------------------------------------------------------------------
@@ -329,7 +337,7 @@ async def test_invalid_tool_json_is_reported(loopback, make_provider):
     loopback.enqueue(MESSAGES, sse_response(reply))
     events = await collect(make_provider(loopback))
     end = next(e for e in events if isinstance(e, ev.ToolCallEnd))
-    assert end.invalid_json == '{"q": tru' and end.arguments == {}
+    assert fold(events).tool_calls[0].partial_arguments == '{"q": tru' and end.arguments == {}
     assert events[-1] == ev.Done(reason="tool_use")
 
 

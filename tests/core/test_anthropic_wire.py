@@ -178,7 +178,7 @@ def test_mapper_message_stop_closes_blocks_left_open():
             {"type": "message_stop"},
         ],
     )
-    assert events[-2:] == [ev.ToolCallEnd(index=0, arguments={}, invalid_json='{"a": "b'), ev.Done(reason="max_tokens")]
+    assert events[-2:] == [ev.ToolCallEnd(index=0, arguments={}), ev.Done(reason="max_tokens")]
     assert mapper.finished and mapper.usage.output_tokens == 9
 
 

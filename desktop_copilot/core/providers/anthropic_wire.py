@@ -263,11 +263,11 @@ class AnthropicEventMapper:
         if kind == "redacted_thinking":
             return [ev.ThinkingEnd(index=index)]
         text = "".join(self._json.pop(index, []))
-        arguments, invalid = _parse_arguments(text)
+        arguments = _parse_arguments(text)
         if kind == "tool_use":
             if not text:  # no input deltas: the input came whole with the block's start
                 arguments = self._inputs.get(index, {})
-            return [ev.ToolCallEnd(index=index, arguments=arguments, invalid_json=invalid)]
+            return [ev.ToolCallEnd(index=index, arguments=arguments)]
         data = self._raw.pop(index, {})
         if text and (kind in TRACKS_INPUT or "input" in data):
             data["input"] = arguments
@@ -306,14 +306,10 @@ class AnthropicEventMapper:
                 setattr(self.usage, ours, value)
 
 
-def _parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
-    if not text.strip():
-        return {}, None
+def _parse_arguments(text: str) -> dict[str, Any]:
+    """The JSON object in `text`, or `{}` when it is blank, not JSON or not an object."""
     try:
-        value = json.loads(text)
+        value = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError:
-        return {}, text
-    if not isinstance(value, dict):
-        return {}, text
-    return value, None
-
+        return {}
+    return value if isinstance(value, dict) else {}
