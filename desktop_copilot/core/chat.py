@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.models import Conversation, Message, Role
-from desktop_copilot.core.providers.base import Provider
-from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.runtime import RunResources, Runtime
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
@@ -60,50 +59,51 @@ class ChatSession:
 
     async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Append the user's message and run the loop until the reply is complete, stopped or failed.
-        Raises MissingKeyError before anything is stored when no Anthropic key is configured."""
-        provider = self.runtime.provider()  # fail early, before the user's message is appended
+        Raises MissingKeyError before anything is stored when no Anthropic key is configured; the keys
+        are read on the keyring thread (Runtime.prepare_run), so a locked keyring never blocks the loop."""
+        run = await self.runtime.prepare_run()  # keys read off this thread; fails before the message is appended
         self.ensure_history()
-        return await self._send(provider, text, emit, confirm_loop)
+        return await self._send(run, text, emit, confirm_loop)
 
-    async def _send(self, provider: Provider, text: str, emit: Emit, confirm_loop: ConfirmLoop | None) -> ev.RunFinished:
+    async def _send(self, run: RunResources, text: str, emit: Emit, confirm_loop: ConfirmLoop | None) -> ev.RunFinished:
         if not self.conversation.title:
             self.conversation.title = title_from(text)
         if not self.conversation.model:
             self.conversation.model = self.runtime.config.model
         user = Message.user(text)
         self.conversation.messages.append(user)
-        return await self._run(provider, emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
+        return await self._run(run, emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
 
     async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace the replies after the last user message with a new one; the old replies are
         kept as an earlier version. Also the way to retry an interrupted or failed reply."""
-        provider = self.runtime.provider()
+        run = await self.runtime.prepare_run()
         self.ensure_history()
         anchor = self._last_user_index() + 1
         self._archive_from(anchor)
-        return await self._run(provider, emit, confirm_loop)
+        return await self._run(run, emit, confirm_loop)
 
     retry_last = regenerate
 
     async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace a user message with `text` and resend; it and everything after it are kept as
         an earlier version."""
-        provider = self.runtime.provider()
+        run = await self.runtime.prepare_run()
         self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
             raise NothingToDoError("Only your own messages can be edited.")
         self._archive_from(anchor)
-        return await self._send(provider, text, emit, confirm_loop)
+        return await self._send(run, text, emit, confirm_loop)
 
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
-        provider = self.runtime.provider()
+        run = await self.runtime.prepare_run()
         self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:
             raise NothingToDoError("There is no reply to continue.")
-        return await self._run(provider, emit, confirm_loop)
+        return await self._run(run, emit, confirm_loop)
 
     def versions(self, anchor: int) -> list[ArchivedTail]:
         """Earlier versions of the conversation from position `anchor`, oldest first."""
@@ -125,7 +125,7 @@ class ChatSession:
         for seq, message in enumerate(self.conversation.messages[restored.anchor:], start=restored.anchor):
             self.store.save_message(self.conversation.id, seq, message)
 
-    async def _run(self, provider: Provider, emit: Emit, confirm_loop: ConfirmLoop | None,
+    async def _run(self, run: RunResources, emit: Emit, confirm_loop: ConfirmLoop | None,
                    first: ev.Event | None = None) -> ev.RunFinished:
         recorder = StoreRecorder(self.store, self.conversation)
 
@@ -135,8 +135,7 @@ class ChatSession:
 
         if first is not None:
             forward(first)
-        tools = self.runtime.enabled_tools()
-        loop = AgentLoop(provider, tools, self.runtime.tool_context(tools), self.options(), forward, confirm_loop)
+        loop = AgentLoop(run.provider, run.tools, run.tool_context, self.options(), forward, confirm_loop)
         try:
             return await loop.run(self.conversation.messages)
         finally:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop_copilot.core.blocking import in_keyring_thread
 from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.paths import AppPaths
-from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, KeyLookup
+from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
 from desktop_copilot.core.tools.builtin import builtin_registry
 
@@ -28,6 +30,20 @@ def missing_key_message(name: str) -> str:
         f"No {spec.label} is configured. Get one at {spec.url}, then run "
         f"`desktop-copilot keys set {name}` or set the {spec.env_var} environment variable."
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RunResources:
+    """What one run of the agent loop needs: the provider, the enabled tools, and the keys and HTTP client they use."""
+
+    provider: AnthropicProvider
+    tools: list[Tool]
+    tool_context: ToolContext
+
+
+def _look_up(keys: KeyLookup, names: list[str]) -> dict[str, FoundKey]:
+    """Runs on the keyring thread: each key asked for once."""
+    return {name: found for name in names if (found := keys.get(name)) is not None}
 
 
 class Runtime:
@@ -54,29 +70,39 @@ class Runtime:
         self._provider_for: tuple | None = None
         self._retired_providers: list[AnthropicProvider] = []
 
-    def provider(self) -> AnthropicProvider:
+    async def prepare_run(self) -> RunResources:
+        """The provider and the enabled tools for one run, with every key it needs read in one hop to the
+        keyring thread (a locked keyring may prompt and block). Keys are read again for every run, so a key
+        set or deleted elsewhere counts at the next send. MissingKeyError without an Anthropic key."""
+        names = ["anthropic", *sorted({name for tool in self._switched_on_tools() for name in tool.required_keys})]
+        found = await in_keyring_thread(_look_up, self.keys, names)
+        anthropic = found.get("anthropic")
+        if anthropic is None:
+            raise MissingKeyError(missing_key_message("anthropic"))
+        tools = self.registry.enabled_for(KeyLookup([found]), self.switched_off_tools)  # a dict is a KeySource
+        return RunResources(self._provider_with(anthropic.secret), tools, self._tool_context(tools, found))
+
+    def _switched_on_tools(self) -> list[Tool]:
+        return [tool for tool in self.registry.all() if tool.name not in self.switched_off_tools]
+
+    def _provider_with(self, key: Secret) -> AnthropicProvider:
+        """The provider for `key`, made anew only when the key or the base URL changed."""
         from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
 
-        found = self.keys.get("anthropic")
-        if found is None:
-            raise MissingKeyError(missing_key_message("anthropic"))
-        wanted = (found.secret, self.config.anthropic_base_url)
+        wanted = (key, self.config.anthropic_base_url)
         if self._provider is None or self._provider_for != wanted:
             self._retired_providers.extend([self._provider] if self._provider else [])
             self._provider = AnthropicProvider(*wanted)
             self._provider_for = wanted
         return self._provider
 
-    def enabled_tools(self) -> list[Tool]:
-        return self.registry.enabled_for(self.keys, self.switched_off_tools)
-
-    def tool_context(self, tools: list[Tool]) -> ToolContext:
+    def _tool_context(self, tools: list[Tool], found: dict[str, FoundKey]) -> ToolContext:
         import httpx
 
         if self._http is None:
             self._http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=10.0))
         needed = {name for tool in tools for name in tool.required_keys}
-        keys = {name: found.secret for name in needed if (found := self.keys.get(name)) is not None}
+        keys = {name: found[name].secret for name in needed if name in found}
         endpoints = {"tavily": self.config.tavily_base_url} if self.config.tavily_base_url else {}
         return ToolContext(keys=keys, http=self._http, endpoints=endpoints)
 

@@ -4,49 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
-import threading
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Future
 from typing import Any, TypeVar
+
+from desktop_copilot.core.blocking import in_keyring_thread
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class _DaemonWorker:
-    """One daemon thread running calls in order. Unlike a ThreadPoolExecutor, whose threads are
-    joined at exit, a keyring call stuck on an unanswered unlock prompt cannot keep the app from quitting."""
-
-    def __init__(self, name: str) -> None:
-        self._calls: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name=name, daemon=True).start()
-
-    def submit(self, func: Callable[..., T], *args: Any) -> Future:
-        future: Future = Future()
-        self._calls.put((func, args, future))
-        return future
-
-    def _serve(self) -> None:
-        while True:
-            func, args, future = self._calls.get()
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(func(*args))
-            except BaseException as exc:  # handed to the awaiting coroutine
-                future.set_exception(exc)
-
-
-_keyring_worker: _DaemonWorker | None = None
-
-
 async def off_gui_thread(func: Callable[..., T], *args: Any) -> T:
-    """Run `func` in the one keyring thread: a locked keychain may prompt and block, and calls stay in order."""
-    global _keyring_worker
-    if _keyring_worker is None:
-        _keyring_worker = _DaemonWorker("keyring")
-    return await asyncio.wrap_future(_keyring_worker.submit(func, *args))
+    """Run `func` in the one keyring thread (a daemon thread, core.blocking): a locked keychain may prompt
+    and block, and calls stay in order, also with the keys a send reads."""
+    return await in_keyring_thread(func, *args)
 
 
 class BackgroundTasks:

@@ -115,8 +115,9 @@ class ChatController(QObject):
         self._user_message_sent = False
         try:
             await run(self.on_event, self._confirm_loop)
-        except asyncio.CancelledError:
-            pass  # the loop already marked the reply stopped and emitted RunFinished("stopped")
+        except asyncio.CancelledError:  # the loop already marked any reply stopped and emitted RunFinished
+            if text and not self._user_message_sent:  # stopped while the keys were read: nothing was sent
+                self.sig_send_rejected.emit(text)
         except (MissingKeyError, NothingToDoError) as exc:  # already in words a user can act on
             self._report(str(exc), text)
         except Exception as exc:  # never let it reach sys.excepthook

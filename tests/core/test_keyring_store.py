@@ -274,7 +274,8 @@ def test_build_runtime_warns_when_no_keyring_is_usable(monkeypatch):
     assert all(VALUE not in w for w in runtime.warnings)
 
 
-def test_build_runtime_works_with_an_environment_key_and_no_keyring(monkeypatch):
+@pytest.mark.asyncio
+async def test_build_runtime_works_with_an_environment_key_and_no_keyring(monkeypatch):
     from desktop_copilot.app.bootstrap import build_runtime
 
     monkeypatch.setattr(keyring_store, "default_backend", fail.Keyring)
@@ -283,7 +284,10 @@ def test_build_runtime_works_with_an_environment_key_and_no_keyring(monkeypatch)
     assert len(runtime.warnings) == 1 and runtime.warnings[0].startswith("No usable keyring")
     assert VALUE not in runtime.warnings[0]
     assert runtime.keys.get("anthropic").source == "environment"
-    assert runtime.provider() is not None
+    try:
+        assert (await runtime.prepare_run()).provider is not None
+    finally:
+        await runtime.aclose()
 
 
 def test_the_keyring_is_asked_before_the_environment(monkeypatch):

@@ -120,6 +120,36 @@ def test_stop_cancels_the_run(qtbot, qasync_loop):
     assert busy.args == [False] and not controller.busy
 
 
+def test_stop_before_the_message_was_sent_gives_the_text_back(qtbot, qasync_loop):
+    class KeysStillReadSession(ScriptedSession):
+        async def send(self, text, emit, confirm_loop=None):
+            await asyncio.Event().wait()  # e.g. Runtime.prepare_run waiting on a locked keyring
+
+    controller = ChatController(KeysStillReadSession(None), TranscriptModel())
+    given_back, errors = [], []
+    controller.sig_send_rejected.connect(given_back.append)
+    controller.sig_error.connect(errors.append)
+    controller.send("not yet")
+    qtbot.wait(50)
+    with qtbot.waitSignal(controller.sig_busy_changed):
+        assert controller.stop()
+    assert given_back == ["not yet"] and errors == []
+
+
+def test_stop_after_the_message_was_sent_keeps_it(qtbot, qasync_loop):
+    async def forever(session, emit, confirm):
+        await asyncio.Event().wait()
+
+    controller, model = _controller(forever)
+    given_back = []
+    controller.sig_send_rejected.connect(given_back.append)
+    controller.send("hello")
+    qtbot.waitUntil(lambda: model.rowCount() == 1)
+    with qtbot.waitSignal(controller.sig_busy_changed):
+        assert controller.stop()
+    assert given_back == []
+
+
 def test_loop_confirmation_is_a_non_blocking_dialog(qtbot, qasync_loop):
     answers = []
 
