@@ -7,7 +7,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop_copilot.core.key_check import KeyCheck, check_key
-from desktop_copilot.core.keyring_store import KeyringKeys, KeyringStatus, KeyStoreError, KeyValueError, clean_key_value
+from desktop_copilot.core.key_values import KeyValueError, clean_key_value
+from desktop_copilot.core.keyring_backends import KeyringStatus
+from desktop_copilot.core.keyring_store import KeyringKeys, KeyStoreError
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.background import BackgroundTasks, off_gui_thread

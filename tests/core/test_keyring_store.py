@@ -13,14 +13,8 @@ from keyring.backends import chainer, fail, null
 from keyring.errors import KeyringLocked, PasswordDeleteError, PasswordSetError
 
 from desktop_copilot.core import keyring_store
-from desktop_copilot.core.keyring_store import (
-    MAX_KEY_BYTES,
-    SERVICE,
-    KeyringKeys,
-    KeyStoreError,
-    KeyValueError,
-    standard_lookup,
-)
+from desktop_copilot.core.key_values import MAX_KEY_BYTES, KeyValueError
+from desktop_copilot.core.keyring_store import SERVICE, KeyringKeys, KeyStoreError, standard_lookup
 from desktop_copilot.core.secrets import Secret
 
 VALUE = "sk-ant-api03-unit-test-value-9f3a"
