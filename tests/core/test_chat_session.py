@@ -6,7 +6,7 @@ import pytest
 
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Conversation, MessageStatus, Role
+from desktop_copilot.core.models import Conversation, MessageStatus
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
 from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
@@ -130,5 +130,5 @@ async def test_missing_key_refuses_before_anything_is_stored(loopback, tmp_path)
     with pytest.raises(MissingKeyError, match="keys set anthropic"):
         await session.send("hello", lambda e: None)
     assert session.conversation.messages == [] and store.list_conversations() == []
-    assert all(m.role is Role.USER for m in session.conversation.messages)
+    assert loopback.requests_to("/v1/messages") == []
     store.close()

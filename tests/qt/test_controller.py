@@ -9,9 +9,10 @@ import sys
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
 from desktop_copilot.core.models import Conversation, Message, MessageStatus
 from desktop_copilot.core.runtime import MissingKeyError
+from desktop_copilot.core.tools.base import ToolContext
 from desktop_copilot.qt.controller import ChatController
 from desktop_copilot.qt.transcript_model import TranscriptModel
 
@@ -36,24 +37,23 @@ def _controller(script) -> tuple[ChatController, TranscriptModel]:
     return ChatController(ScriptedSession(script), model), model
 
 
-def _apply(message, emit, event):
-    event.message_id = message.id
-    accumulate(message, event)
-    emit(event)
+class PacedProvider:
+    """A provider streaming `deltas` text deltas with a pause between them (the real loop folds them)."""
+
+    def __init__(self, deltas: int, pause: float) -> None:
+        self.deltas, self.pause = deltas, pause
+
+    async def stream(self, request):
+        yield ev.Start(model="m")
+        for n in range(self.deltas):
+            yield ev.TextDelta(index=0, text=f"w{n} ")
+            await asyncio.sleep(self.pause)
+        yield ev.Done(reason="end_turn")
 
 
 async def _stream_reply(session, emit, confirm, deltas=300, pause=0.0005):
-    reply = Message.assistant("m")
-    session.conversation.messages.append(reply)
-    emit(ev.MessageCreated(message=reply, message_id=reply.id))
-    _apply(reply, emit, ev.Start(model="m"))
-    for n in range(deltas):
-        _apply(reply, emit, ev.TextDelta(index=0, text=f"w{n} "))
-        await asyncio.sleep(pause)
-    _apply(reply, emit, ev.Done(reason="end_turn"))
-    finished = ev.RunFinished(outcome="completed")
-    emit(finished)
-    return finished
+    loop = AgentLoop(PacedProvider(deltas, pause), [], ToolContext(keys={}, http=None, endpoints={}), RunOptions(model="m"), emit, confirm)
+    return await loop.run(session.conversation.messages)
 
 
 def test_deltas_are_coalesced_into_few_row_updates(qtbot, qasync_loop):
@@ -62,7 +62,7 @@ def test_deltas_are_coalesced_into_few_row_updates(qtbot, qasync_loop):
     model.dataChanged.connect(lambda top, bottom, roles: changes.append((top.row(), bottom.row())))
     with qtbot.waitSignal(controller.sig_run_finished) as finished:
         assert controller.send("hello")
-    assert finished.args == ["completed", ""]
+    assert finished.args == ["completed", "end_turn"]
     qtbot.waitUntil(lambda: not controller.busy)
     reply = model.message_at(1)
     assert reply.status is MessageStatus.COMPLETED and reply.text.startswith("w0 w1")
