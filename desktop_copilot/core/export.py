@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from desktop_copilot.core.citations import cited_sources
 from desktop_copilot.core.models import (
     Conversation,
     MessageStatus,
@@ -39,6 +40,25 @@ def _details(summary: str, body: str) -> str:
     return f"<details>\n<summary>{summary}</summary>\n\n{body}\n\n</details>"
 
 
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>()#|!~&"})
+
+
+def _sources(citations: list[dict[str, Any]]) -> str:
+    """A numbered "Sources" list; only http(s)/mailto targets become links, any other stays escaped text."""
+    lines = ["**Sources**", ""]
+    for source in cited_sources(citations):
+        title = source.title.translate(_MARKDOWN_SPECIAL)
+        if source.openable:
+            target = "".join(f"%{ord(c):02X}" if c in "()<> " else c for c in source.url)
+            entry = f"[{title}]({target}) — {source.host}"
+        elif source.url:
+            entry = f"{title} — {source.url.translate(_MARKDOWN_SPECIAL)}"
+        else:
+            entry = title + (f" — {source.detail.translate(_MARKDOWN_SPECIAL)}" if source.detail else "")
+        lines.append(f"{source.number}. {entry}")
+    return "\n".join(lines)
+
+
 def to_markdown(conversation: Conversation) -> str:
     """Readable Markdown: thinking in a collapsible section, tool calls with arguments and results."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.created_at))
@@ -48,8 +68,10 @@ def to_markdown(conversation: Conversation) -> str:
         out.append("")
         for block in message.blocks:
             match block:
-                case TextBlock(text=text) if text:
+                case TextBlock(text=text, citations=citations) if text:
                     out.append(text)
+                    if citations:
+                        out += ["", _sources(citations)]
                 case ThinkingBlock(thinking=thinking):
                     out.append(_details("Thinking", thinking))
                 case RedactedThinkingBlock():

@@ -1,4 +1,5 @@
-"""QTextDocuments for the transcript: builders, stacks, a text-bounded LRU cache and live streaming pieces."""
+"""QTextDocuments for the transcript: inert documents (load nothing), builders, stacks, link hit-testing,
+a text-bounded LRU cache and live streaming pieces."""
 
 from __future__ import annotations
 
@@ -6,11 +7,23 @@ import time
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPalette, QTextCursor, QTextDocument
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QPainter,
+    QPalette,
+    QPyTextObject,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
 
-from desktop_copilot.qt.markdown_render import MarkdownSplitter, document_css, render_markdown
+from desktop_copilot.core.citations import Source
+from desktop_copilot.qt.markdown_render import MarkdownSplitter, document_css, render_markdown, render_sources
 from desktop_copilot.qt.theme import Theme
 
 RENDER_INTERVAL = 0.08
@@ -18,10 +31,39 @@ RENDER_INTERVAL = 0.08
 CACHE_CHARS = 200_000
 """Characters of text the document cache holds at most (a laid-out document costs ~100+ bytes a character)."""
 CACHE_ENTRIES = 400
+SOURCES_GAP = 6
+"""Pixels between a text block and the sources under it."""
+
+
+class _NoImages(QPyTextObject):
+    """Stands in for Qt's image handler, which reads an image's file itself (QImage::load) when the
+    document's loadResource gives nothing: an image format that slipped in takes no space and draws nothing."""
+
+    def intrinsicSize(self, document, position, format) -> QSizeF:  # noqa: N802, A002 - Qt names
+        return QSizeF(0, 0)
+
+    def drawObject(self, painter, rect, document, position, format) -> None:  # noqa: N802, A002 - Qt names
+        return None
+
+
+_NO_IMAGES: _NoImages | None = None
+
+
+class InertDocument(QTextDocument):
+    """A QTextDocument that loads nothing: no file, no network, no `data:` decoding, for any resource type."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        global _NO_IMAGES
+        _NO_IMAGES = _NO_IMAGES or _NoImages()
+        self.documentLayout().registerHandler(int(QTextFormat.ObjectTypes.ImageObject), _NO_IMAGES)
+
+    def loadResource(self, type: int, name) -> None:  # noqa: N802, A002 - Qt names
+        return None
 
 
 def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
-    document = QTextDocument()
+    document = InertDocument()
     document.setUndoRedoEnabled(False)
     document.setDocumentMargin(0)
     document.setDefaultFont(font)
@@ -33,6 +75,16 @@ def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
 def markdown_document(text: str, width: int, theme: Theme) -> QTextDocument:
     document = new_document(theme, theme.font("body"), width)
     document.setHtml(render_markdown(text, theme))
+    return document
+
+
+def sources_document(sources: list[Source], width: int, theme: Theme) -> QTextDocument:
+    """The numbered sources cited by a text block, rendered once when the text is finished."""
+    document = new_document(theme, theme.font("body"), width)
+    document.setHtml(render_sources(sources))
+    frame = document.rootFrame().frameFormat()
+    frame.setTopMargin(SOURCES_GAP)  # a block's own top margin is not applied at the top of a document
+    document.rootFrame().setFrameFormat(frame)
     return document
 
 
@@ -118,15 +170,56 @@ def documents_height(documents: Documents) -> int:
     return int(sum(_height(item) for item in documents) + 0.999)
 
 
+@dataclass(frozen=True, slots=True)
+class LinkHit:
+    href: str
+    text: str
+    """The anchor's visible text (all its fragments, e.g. "**bold** rest" of one link)."""
+
+
+def _document_at(documents: Documents, y: float) -> tuple[QTextDocument | None, float]:
+    for item in documents:
+        for document in item.documents if isinstance(item, DocumentStack) else [item]:
+            height = document.size().height()
+            if y < height:
+                return document, y
+            y -= height
+    return None, y
+
+
+def link_at(documents: Documents, x: float, y: float) -> LinkHit | None:
+    """The link under (x, y), relative to the top-left of the stacked documents: its target and the text
+    the reader sees. The character under the point is found as Qt's anchorAt finds it; its anchor's text is
+    the run of neighbouring fragments with the same target in that block."""
+    document, y = _document_at(documents, y)
+    if document is None or x < 0:
+        return None
+    position = document.documentLayout().hitTest(QPointF(x, y), Qt.HitTestAccuracy.ExactHit)
+    if position < 0:
+        return None
+    fragments, found = [], -1
+    iterator = document.findBlock(position).begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        if fragment.position() <= position < fragment.position() + fragment.length():
+            found = len(fragments)
+        fragments.append((fragment.charFormat().anchorHref() if fragment.charFormat().isAnchor() else "", fragment.text()))
+        iterator += 1
+    href = fragments[found][0] if found >= 0 else ""
+    if not href:
+        return None
+    first = last = found
+    while first > 0 and fragments[first - 1][0] == href:
+        first -= 1
+    while last + 1 < len(fragments) and fragments[last + 1][0] == href:
+        last += 1
+    return LinkHit(href, "".join(text for _href, text in fragments[first : last + 1]))
+
+
 def anchor_at(documents: Documents, x: float, y: float) -> str:
     """The link target under (x, y), relative to the top-left of the stacked documents, or ""."""
-    flat = [d for item in documents for d in (item.documents if isinstance(item, DocumentStack) else [item])]
-    for document in flat:
-        height = document.size().height()
-        if y < height:
-            return document.documentLayout().anchorAt(QPointF(x, y)) if x >= 0 else ""
-        y -= height
-    return ""
+    hit = link_at(documents, x, y)
+    return hit.href if hit else ""
 
 
 class DocumentCache:

@@ -1,4 +1,5 @@
-"""Markdown to the HTML subset QTextDocument understands, with Pygments-highlighted code blocks.
+"""Markdown to the HTML subset QTextDocument understands, with Pygments-highlighted code blocks; links only
+where the link policy allows, images as placeholder text (nothing is ever loaded), raw HTML as text.
 
 Also `MarkdownSplitter`, which finds incrementally where a growing Markdown text can be cut
 into independently rendered chunks (after a blank line or a closing fence, never inside one).
@@ -16,6 +17,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from desktop_copilot.core.citations import Source
+from desktop_copilot.core.link_safety import image_label, is_allowed, visible_form
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
 
 PYGMENTS_STYLE = "friendly"
@@ -53,11 +56,43 @@ def _render_fence(renderer, tokens, idx, options, env) -> str:
     return highlight_code(token.content, language)
 
 
+def _link(href: str, label_html: str) -> str:
+    """An anchor for an allowed target (re-checked here: the only place the renderer writes an href)."""
+    return f'<a href="{html.escape(href)}">{label_html}</a>' if is_allowed(href) else label_html
+
+
+def _render_link_open(renderer, tokens, idx, options, env) -> str:
+    """Allowed links become anchors (without their title: our tooltip shows the target); any other keeps
+    its text as plain text, and shows its target as text when it has no text of its own."""
+    href = tokens[idx].attrGet("href") or ""
+    allowed = is_allowed(href)
+    env["link"] = allowed
+    if allowed:
+        return f'<a href="{html.escape(href)}">'
+    empty = idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close"
+    return html.escape(visible_form(href[:200])) if empty else ""
+
+
+def _render_link_close(renderer, tokens, idx, options, env) -> str:
+    return "</a>" if env.pop("link", False) else ""
+
+
+def _render_image(renderer, tokens, idx, options, env) -> str:
+    """An image is never shown: a placeholder naming its alt text and host, a link to it when it is on the web
+    (plain text inside another link, as anchors do not nest)."""
+    src = tokens[idx].attrGet("src") or ""
+    label = html.escape(image_label(renderer.renderInlineAsText(tokens[idx].children, options, env), src))
+    return label if env.get("link") else _link(src, label)
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
     parser.add_render_rule("fence", _render_fence)
     parser.add_render_rule("code_block", _render_fence)
+    parser.add_render_rule("link_open", _render_link_open)
+    parser.add_render_rule("link_close", _render_link_close)
+    parser.add_render_rule("image", _render_image)
     return parser
 
 
@@ -65,6 +100,8 @@ def render_markdown(text: str, theme: Theme = DEFAULT_THEME) -> str:
     """HTML for `text` (raw HTML in the input is escaped, not interpreted). Tables get borders and
     blockquotes a bar on the left through attributes, which QTextDocument honours more than CSS."""
     out = _parser().render(text)
+    if "<img" in out:  # never produced by the rules above; refused anyway, as Qt would read the file
+        out = out.replace("<img", "&lt;img")
     out = out.replace(
         "<table>",
         f'<table class="md" border="1" cellspacing="0" cellpadding="6" '
@@ -77,6 +114,20 @@ def render_markdown(text: str, theme: Theme = DEFAULT_THEME) -> str:
         f'<td style="padding-left: 12px; color: {theme.muted};">',
     )
     return out.replace("</blockquote>", "</td></tr></table>")
+
+
+def render_sources(sources: list[Source]) -> str:
+    """The numbered sources under a text block: "[1] Title — host", the title a link only if the URL is allowed."""
+    lines = []
+    for source in sources:
+        title = html.escape(source.title)
+        if source.url:
+            where = f" — {html.escape(source.host)}" if source.host else ""
+            entry = (_link(source.url, title) if source.openable else title) + where
+        else:
+            entry = title + (f" — {html.escape(source.detail)}" if source.detail else "")
+        lines.append(f"[{source.number}] {entry}")
+    return '<p class="sources"><span class="sources-title">Sources</span><br>' + "<br>".join(lines) + "</p>"
 
 
 def document_css(theme: Theme = DEFAULT_THEME) -> str:
@@ -97,6 +148,8 @@ def document_css(theme: Theme = DEFAULT_THEME) -> str:
         td.codelang {{ padding: 6px 10px 0px 10px; color: {theme.muted}; font-size: small; }}
         table.md {{ margin-bottom: 12px; }}
         table.quote {{ margin-bottom: 10px; }}
+        p.sources {{ color: {theme.muted}; font-size: small; margin-top: 0px; margin-bottom: 6px; line-height: 135%; }}
+        span.sources-title {{ font-weight: 600; }}
     """
 
 

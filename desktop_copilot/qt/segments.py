@@ -81,7 +81,10 @@ class MessageSegmenter:
             live = not finished and index == last
             if isinstance(block, TextBlock):
                 if block.text.strip():
-                    rows += self._pieces(message.id, "text", index, block.text, markdown=True, live=live)
+                    pieces = self._pieces(message.id, "text", index, block.text, markdown=True, live=live)
+                    if block.citations:  # the last piece shows them: it changes when they arrive
+                        pieces[-1] = _with_state(pieces[-1], (len(block.citations),))
+                    rows += pieces
             elif isinstance(block, ThinkingBlock):
                 rows += self._thinking(message, index, block, index in expanded)
             elif isinstance(block, ToolCallBlock):
@@ -128,6 +131,10 @@ def _segment(message_id: str, kind: str, index: int, piece: Piece, text: str, op
 
 def _with_ends(row: Segment, head: bool, tail: bool) -> Segment:
     return Segment(row.message_id, row.kind, row.block, row.start, row.end, row.open, row.prefix, row.lines, row.state, head, tail)
+
+
+def _with_state(row: Segment, state: tuple) -> Segment:
+    return Segment(row.message_id, row.kind, row.block, row.start, row.end, row.open, row.prefix, row.lines, state, row.head, row.tail)
 
 
 def _tool_state(block: ToolCallBlock, expanded: bool, live: bool) -> tuple:

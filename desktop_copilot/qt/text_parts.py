@@ -7,8 +7,16 @@ import math
 from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 
+from desktop_copilot.core.citations import cited_sources
 from desktop_copilot.core.models import MessageStatus
-from desktop_copilot.qt.documents import LiveMarkdown, documents_height, draw_documents, markdown_document, plain_document
+from desktop_copilot.qt.documents import (
+    LiveMarkdown,
+    documents_height,
+    draw_documents,
+    markdown_document,
+    plain_document,
+    sources_document,
+)
 from desktop_copilot.qt.paint_helpers import draw_wrapped, fill_rounded, wrapped_height
 from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
 
@@ -57,7 +65,8 @@ class UserBubble(PartPainter):
 class MarkdownText(PartPainter):
     """A piece of Markdown text. Finished: one exact render, cached, re-wrapped on resize. Streaming: a
     `LiveMarkdown` stack, so a delta never re-renders the piece; when the piece closes (or the reply
-    ends) its stack is finished with one exact render of its last chunk and handed to the cache."""
+    ends) its stack is finished with one exact render of its last chunk and handed to the cache.
+    The block's last piece, once closed, is followed by the sources its text cites (rendered once)."""
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
         segment = part.segment
@@ -72,6 +81,11 @@ class MarkdownText(PartPainter):
 
             key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
             part.documents = [env.cached(key, width, build, len(text))]
+            citations = part.block.citations
+            if citations and segment.end == len(part.block.text):
+                key = ("sources", part.message.id, part.index, len(citations))
+                build_sources = lambda: sources_document(cited_sources(citations), width, env.theme)  # noqa: E731
+                part.documents.append(env.cached(key, width, build_sources, 80 * len(citations)))
         return documents_height(part.documents)
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:

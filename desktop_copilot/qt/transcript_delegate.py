@@ -8,8 +8,9 @@ from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QPainter
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop_copilot.qt.documents import LinkHit, link_at
 from desktop_copilot.qt.parts import PaintEnv
-from desktop_copilot.qt.row_layout import PAINTERS, RowLayout, anchor_at, estimate_height, layout_segment
+from desktop_copilot.qt.row_layout import PAINTERS, RowLayout, estimate_height, layout_segment
 from desktop_copilot.qt.segments import Segment
 from desktop_copilot.qt.transcript_model import TranscriptModel
 
@@ -18,7 +19,10 @@ LAYOUT_CACHE_ROWS = 32
 
 
 class TranscriptDelegate(QStyledItemDelegate):
+    sig_link_clicked = Signal(str, str)
+    """A link was clicked: (its href, its visible text). Nothing is opened here (see link_opener)."""
     sig_link_activated = Signal(str)
+    """The same click, href only."""
 
     def __init__(self, parent=None, env: PaintEnv | None = None) -> None:
         super().__init__(parent)
@@ -115,13 +119,25 @@ class TranscriptDelegate(QStyledItemDelegate):
         model.set_expanded(part.message.id, part.index, not model.is_expanded(part.message.id, part.index))
         return True
 
-    def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
+    def link_hit(self, index: QModelIndex, rect: QRect, pos: QPoint) -> LinkHit | None:
+        """The link (target and visible text) under `pos` (view coordinates) in the row at `rect`."""
         hit = self._hit(index, rect, pos)
-        return anchor_at(hit[0], hit[2], hit[1]) if hit else ""
+        if not hit:
+            return None
+        row, column, at = hit
+        for part in row.parts:
+            area = row.part_rect(part, column)
+            if part.kind == "text" and area.contains(at):
+                return link_at(part.documents, at.x() - area.left(), at.y() - area.top())
+        return None
+
+    def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
+        hit = self.link_hit(index, rect, pos)
+        return hit.href if hit else ""
 
     def is_clickable_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
         hit = self._hit(index, rect, pos)
-        return bool(hit) and (hit[0].toggle_at(hit[2], hit[1], self.env) is not None or bool(anchor_at(hit[0], hit[2], hit[1])))
+        return bool(hit) and (hit[0].toggle_at(hit[2], hit[1], self.env) is not None or bool(self.link_at(index, rect, pos)))
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: N802
         if not (
@@ -133,7 +149,8 @@ class TranscriptDelegate(QStyledItemDelegate):
         pos = event.position().toPoint()
         if self.toggle_at(index, option.rect, pos):
             return True
-        if link := self.link_at(index, option.rect, pos):
-            self.sig_link_activated.emit(link)
+        if link := self.link_hit(index, option.rect, pos):
+            self.sig_link_clicked.emit(link.href, link.text)
+            self.sig_link_activated.emit(link.href)
             return True
         return False

@@ -1,14 +1,16 @@
-"""The transcript view: follows a streaming reply, re-lays out on resize, live timers, links, copy menu."""
+"""The transcript view: follows a streaming reply, re-lays out on resize, live timers, links (target shown on
+hover, opened through the LinkOpener's checks), copy menu."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, QUrl
-from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QMouseEvent, QPainter
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QHelpEvent, QMouseEvent, QPainter
+from PySide6.QtWidgets import QMenu, QToolTip
 
+from desktop_copilot.qt.link_opener import LinkOpener, tooltip_html
 from desktop_copilot.qt.row_view import RowView
 from desktop_copilot.qt.transcript_delegate import TranscriptDelegate
 from desktop_copilot.qt.transcript_model import TranscriptModel
@@ -19,7 +21,8 @@ TICK_MS = 250
 
 
 class TranscriptView(RowView):
-    def __init__(self, model: TranscriptModel, delegate: TranscriptDelegate | None = None, parent=None) -> None:
+    def __init__(self, model: TranscriptModel, delegate: TranscriptDelegate | None = None, parent=None,
+                 link_opener: LinkOpener | None = None) -> None:
         own_delegate = delegate is None
         delegate = delegate or TranscriptDelegate()
         delegate.bind(model)
@@ -34,7 +37,9 @@ class TranscriptView(RowView):
         self._sized = False
         self._tick = QTimer(self, interval=TICK_MS)
         self._tick.timeout.connect(self.viewport().update)
-        self.delegate.sig_link_activated.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
+        self.link_opener = link_opener or LinkOpener(self, open_url=lambda url: QDesktopServices.openUrl(url))
+        """Checks and opens clicked links; replace it (or its open_url / confirm) to open nothing in tests."""
+        self.delegate.sig_link_clicked.connect(lambda href, text: self.link_opener.activate(href, text))
         self.menu_extenders: list[Callable[[QMenu, QModelIndex], None]] = []
         """Called with the context menu and the row's index before it is shown (e.g. versions_ui)."""
         self.overlay_painters: list[Callable[[QPainter], None]] = []
@@ -90,9 +95,18 @@ class TranscriptView(RowView):
         clickable = index.isValid() and self.delegate.is_clickable_at(index, self.visualRect(index), pos)
         self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor)
 
+    def link_tooltip_at(self, pos: QPoint) -> str:
+        """The tooltip for the link under `pos` (viewport coordinates): its full target, or "" off links."""
+        index = self.indexAt(pos)
+        hit = self.delegate.link_hit(index, self.visualRect(index), pos) if index.isValid() else None
+        return tooltip_html(hit.href) if hit else ""
+
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt name
         if event.type() == QEvent.Type.Leave:
             self.viewport().unsetCursor()
+        elif event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent) and (tip := self.link_tooltip_at(event.pos())):
+            QToolTip.showText(event.globalPos(), tip, self.viewport(), QRect(event.pos() - QPoint(12, 12), QSize(24, 24)))
+            return True  # hidden again once the pointer moves away
         return super().viewportEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt name
