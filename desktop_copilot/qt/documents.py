@@ -216,12 +216,6 @@ def link_at(documents: Documents, x: float, y: float) -> LinkHit | None:
     return LinkHit(href, "".join(text for _href, text in fragments[first : last + 1]))
 
 
-def anchor_at(documents: Documents, x: float, y: float) -> str:
-    """The link target under (x, y), relative to the top-left of the stacked documents, or ""."""
-    hit = link_at(documents, x, y)
-    return hit.href if hit else ""
-
-
 class DocumentCache:
     """Least-recently-used laid-out documents, bounded by the characters they hold and by their number:
     rows scrolled away lose theirs and render again when they come back."""

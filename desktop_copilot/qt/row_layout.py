@@ -8,7 +8,6 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QFontMetrics
 
 from desktop_copilot.core.models import Message
-from desktop_copilot.qt.documents import anchor_at as documents_anchor_at
 from desktop_copilot.qt.parts import PaintEnv, Part, PartPainter
 from desktop_copilot.qt.segments import NEW_BLOCK, NEW_MESSAGE, Segment
 from desktop_copilot.qt.text_parts import BUBBLE_MAX, BUBBLE_PAD_X, BUBBLE_PAD_Y, MarkdownText, Notice, PendingRow, RawNotice, UserBubble, WaitingDots
@@ -46,15 +45,6 @@ class RowLayout:
             if area is not None and area.contains(pos):
                 return part
         return None
-
-
-def anchor_at(row: RowLayout, pos: QPoint, column: QRect) -> str:
-    """The link under `pos` (row coordinates) in a Markdown part, or ""."""
-    for part in row.parts:
-        rect = row.part_rect(part, column)
-        if part.kind == "text" and rect.contains(pos):
-            return documents_anchor_at(part.documents, pos.x() - rect.left(), pos.y() - rect.top())
-    return ""
 
 
 def spacing_above(placement: int, theme: Theme) -> int:

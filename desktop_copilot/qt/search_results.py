@@ -13,8 +13,10 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, Q
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from desktop_copilot.core.storage.search import MARK_END, MARK_START
-from desktop_copilot.core.storage.store import SearchHit, Store
+from desktop_copilot.core.storage.search_index import SearchHit
+from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.conversation_delegate import ROW_INSET, ROW_PADDING, TEXT_PADDING, paint_row_background
+from desktop_copilot.qt.documents import InertDocument
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
 
 log = logging.getLogger(__name__)
@@ -127,7 +129,7 @@ class SearchResultDelegate(QStyledItemDelegate):
     def __init__(self, parent: QWidget | None = None, theme: Theme = DEFAULT_THEME) -> None:
         super().__init__(parent)
         self.theme = theme
-        self._document = QTextDocument()
+        self._document = InertDocument()
         self._document.setDocumentMargin(0)
         self._document.setDefaultFont(theme.font("small"))
         self._document.setDefaultStyleSheet(f"b {{ color: {theme.text}; background-color: {theme.highlight}; }}")

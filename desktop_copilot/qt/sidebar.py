@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from desktop_copilot.core.storage.store import SearchHit
+from desktop_copilot.core.storage.search_index import SearchHit
 from desktop_copilot.qt.conversation_delegate import ConversationDelegate
 from desktop_copilot.qt.conversation_list_model import ConversationListModel
 from desktop_copilot.qt.search_results import SearchResultDelegate, SearchResultsModel, SearchRunner

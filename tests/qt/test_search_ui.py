@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_copilot.core.storage.search import MARK_END, MARK_START
-from desktop_copilot.core.storage.store import SearchHit, Store
+from desktop_copilot.core.storage.search_index import SearchHit
+from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.message_jump import RowFlash
 from desktop_copilot.qt.search_results import SearchResultsModel, readable_snippet, snippet_html
 from tests.support.history_seed import seed_app_store, seed_conversation
