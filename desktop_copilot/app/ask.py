@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 from typing import TextIO
 
 from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
+from desktop_copilot.core.models import Conversation, Message
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -19,6 +21,7 @@ EXIT_STOPPED = 4
 
 _OUTCOME_EXIT = {
     "completed": EXIT_OK,
+    "refused": EXIT_PROVIDER,
     "failed": EXIT_PROVIDER,
     "interrupted": EXIT_PROVIDER,
     "round_limit": EXIT_STOPPED,
@@ -34,12 +37,48 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--system", help="system prompt")
     parser.add_argument("--thinking-budget", type=int, metavar="N", help="enable extended thinking with N tokens")
     parser.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N tool rounds (default 10)")
+    parser.add_argument("--max-tokens", type=_max_tokens, metavar="N",
+                        help=f"output limit of the reply in tokens (default: settings, {MAX_TOKENS_ENV}, 32000)")
     parser.add_argument("-c", "--continue", dest="continue_", action="store_true",
                         help="continue the most recent conversation")
     parser.add_argument("--no-save", action="store_true", help="do not store this conversation")
     parser.add_argument("--json", action="store_true", help="print one unified event per line as JSON")
     parser.add_argument("--show-thinking", action="store_true", help="print thinking to stderr")
     parser.set_defaults(run=run)
+
+
+def _max_tokens(text: str) -> int:
+    try:
+        return parse_max_tokens(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cut_off_warning(config: AppConfig, reply: Message, *, saved: bool) -> str:
+    """What to tell the user about a reply that stopped at the output limit, and how to go on."""
+    model = reply.model or config.model
+    limit = config.limit_reached(model, reply.usage.output_tokens)
+    cap = model_output_cap(model)
+    at_cap = cap is not None and limit >= cap
+    text = f"warning: the reply was cut off at the output limit ({limit} tokens"
+    text += f", the most {model} can write)." if at_cap else ")."
+    higher = "" if at_cap else f"--max-tokens {min(2 * limit, cap) if cap else 2 * limit}"
+    if saved:
+        return text + f' Run `desktop-copilot ask -c {higher + " " if higher else ""}"continue"` to continue it.'
+    return text + (f" Ask again with a higher limit ({higher})." if higher else " Ask for a shorter answer.")
+
+
+def report_end(finished: ev.RunFinished, session, err: TextIO) -> int:
+    """Tell stderr how the run ended when it needs saying (cut off, refused); the exit code."""
+    if finished.outcome == "refused":
+        err.write(f"error: {finished.detail or 'Claude declined to answer this request.'}\n")
+    elif finished.outcome == "completed" and finished.detail == "max_tokens":
+        reply = session.conversation.messages[-1]
+        err.write(cut_off_warning(session.runtime.config, reply, saved=session.store is not None) + "\n")
+        err.flush()
+        return EXIT_STOPPED
+    err.flush()
+    return _OUTCOME_EXIT.get(finished.outcome, EXIT_PROVIDER)
 
 
 class TerminalPrinter:
@@ -107,9 +146,12 @@ async def _ask(args: argparse.Namespace) -> int:
     if args.thinking_budget is not None and args.thinking_budget < 1024:
         print("error: --thinking-budget must be at least 1024 tokens", file=sys.stderr)
         return EXIT_USAGE
+    if args.max_tokens is None and (problem := _environment_max_tokens_problem()):
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     runtime = build_runtime(
         model=args.model, thinking_budget=args.thinking_budget, max_tool_rounds=args.max_tool_rounds,
-        system=args.system,
+        system=args.system, max_tokens=args.max_tokens,
     )
     store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings)
     for problem in runtime.warnings:
@@ -131,6 +173,7 @@ async def _ask(args: argparse.Namespace) -> int:
             if args.no_save:
                 store.close()
                 store = None
+        _clamp_output_limit(runtime, conversation.model or runtime.config.model, asked=args.max_tokens)
         session = ChatSession(runtime, conversation, store)
         printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=args.json, show_thinking=args.show_thinking)
         task = asyncio.create_task(session.send(" ".join(args.prompt), printer))
@@ -146,8 +189,29 @@ async def _ask(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         except asyncio.CancelledError:
             return EXIT_STOPPED
-        return _OUTCOME_EXIT.get(finished.outcome, EXIT_PROVIDER)
+        return report_end(finished, session, sys.stderr)
     finally:
         await runtime.aclose()
         if store is not None:
             store.close()
+
+
+def _environment_max_tokens_problem() -> str | None:
+    """Words for an unusable DESKTOP_COPILOT_MAX_TOKENS (the window ignores it; `ask` says so and stops)."""
+    raw = os.environ.get(MAX_TOKENS_ENV, "").strip()
+    if raw:
+        try:
+            parse_max_tokens(raw)
+        except ValueError as exc:
+            return f"{MAX_TOKENS_ENV}: {exc}"
+    return None
+
+
+def _clamp_output_limit(runtime, model: str, *, asked: int | None) -> None:
+    """Ask `model` for no more output than it accepts (an older model answers a larger max_tokens with a 400)."""
+    limit = runtime.config.output_limit(model)
+    if limit < runtime.config.max_tokens:
+        if asked is not None:
+            print(f"note: {model} writes at most {limit} tokens per reply; --max-tokens {asked} is lowered to that.",
+                  file=sys.stderr)
+        runtime.config = runtime.config.with_(max_tokens=limit)

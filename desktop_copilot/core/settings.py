@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
-from desktop_copilot.core.config import DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
+from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,8 @@ class Settings(BaseModel):
     thinking_enabled: bool = False
     thinking_budget: int = Field(default=DEFAULT_THINKING_BUDGET, ge=1024)
     max_tool_rounds: int = Field(default=DEFAULT_MAX_TOOL_ROUNDS, ge=0)
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
+    """The output limit of a reply; models with a lower maximum are sent theirs (config.MODEL_OUTPUT_CAPS)."""
     disabled_tools: set[str] = Field(default_factory=set)
     window_geometry: str | None = None
     """Qt's saveGeometry() as base64."""
@@ -69,6 +71,7 @@ class Settings(BaseModel):
             "anthropic_base_url": self.anthropic_base_url,
             "thinking_budget": self.thinking_budget if self.thinking_enabled else None,
             "max_tool_rounds": self.max_tool_rounds,
+            "max_tokens": self.max_tokens,
         }
 
 

@@ -1,5 +1,5 @@
-"""The Models page: the default model (from `GET /v1/models`, cached, or a built-in list), the API base
-URL, extended thinking and its budget, and the tool-round limit."""
+"""The Models page: the default model (from `GET /v1/models`, cached, or a built-in list), the output limit,
+the API base URL, extended thinking and its budget, and the tool-round limit."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from desktop_copilot.core.config import DEFAULT_MODEL
+from desktop_copilot.core.config import DEFAULT_MODEL, MAX_TOKENS_ENV, parse_max_tokens
 from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS, ModelListError, list_model_ids
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import ModelsCache, Settings
@@ -22,6 +22,8 @@ from desktop_copilot.qt.toggle_switch import ToggleSwitch
 CACHE_MAX_AGE = timedelta(days=1)
 """An older list is fetched again when the page is first shown (if there is a key)."""
 MAX_THINKING_BUDGET = 64_000
+MAX_OUTPUT_LIMIT = 128_000
+"""The largest output limit the spin box offers (what Opus and Sonnet 4.6 accept)."""
 LABEL_WIDTH = 130
 
 
@@ -79,6 +81,13 @@ class ModelsPage(QWidget):
         self.refresh_button.setToolTip("Ask the API which models your key can use")
         self.list_state = hint()
         self.env_model = hint()
+        self.max_tokens = QSpinBox(minimum=1, maximum=max(MAX_OUTPUT_LIMIT, settings.max_tokens), singleStep=1000,
+                                   suffix=" tokens", objectName="maxTokensBox")
+        self.max_tokens.setGroupSeparatorShown(True)
+        self.max_tokens.setFixedWidth(150)
+        self.max_tokens.setAccessibleName("Output limit (max tokens)")
+        self.max_tokens.setToolTip("max_tokens of each request: the longest reply Claude may write")
+        self.env_max_tokens = hint()
         self.base_url_edit = QLineEdit(placeholderText="https://api.anthropic.com")
         self.base_url_edit.setText(settings.anthropic_base_url or "")
         self.env_base_url = hint()
@@ -89,7 +98,7 @@ class ModelsPage(QWidget):
         self.rounds = QSpinBox(minimum=0, maximum=100)
         self.rounds.setFixedWidth(150)
         self.rounds.setToolTip("0 means Claude may not use tools at all")
-        for spin in (self.budget, self.rounds):
+        for spin in (self.max_tokens, self.budget, self.rounds):
             spin.lineEdit().setTextMargins(6, 0, 0, 0)  # style-sheet padding does not reach a spin box's text
         self._layout()
         self.set_model_ids(*_initial_ids(settings))
@@ -98,6 +107,7 @@ class ModelsPage(QWidget):
         self.budget.setValue(settings.thinking_budget)
         self.budget.setEnabled(settings.thinking_enabled)
         self.rounds.setValue(settings.max_tool_rounds)
+        self.max_tokens.setValue(settings.max_tokens)
         self._show_environment_overrides()
         self.thinking_switch.toggled.connect(self.budget.setEnabled)
         self.refresh_button.clicked.connect(lambda: self.tasks.start(self.refresh()))
@@ -111,6 +121,9 @@ class ModelsPage(QWidget):
         model_form.addRow(label("Default model"), model_row)
         model_form.addRow("", self.list_state)
         model_form.addRow("", self.env_model)
+        model_form.addRow(label("Output limit"), beside(
+            self.max_tokens, "Max tokens per reply. A longer answer is cut off; Continue picks it up."))
+        model_form.addRow("", self.env_max_tokens)
         model_form.addRow(label("API base URL"), self.base_url_edit)
         model_form.addRow("", self.env_base_url)
         thinking_form = QFormLayout()
@@ -179,6 +192,8 @@ class ModelsPage(QWidget):
         self.env_model.setVisible(bool(model))
         self.env_base_url.setText(f"ANTHROPIC_BASE_URL={url} is set and wins over this field." if url else "")
         self.env_base_url.setVisible(bool(url))
+        self.env_max_tokens.setText(_max_tokens_override(os.environ.get(MAX_TOKENS_ENV, "").strip()))
+        self.env_max_tokens.setVisible(bool(self.env_max_tokens.text()))
 
     # --- results ---------------------------------------------------------------------------
 
@@ -193,6 +208,7 @@ class ModelsPage(QWidget):
             "thinking_enabled": self.thinking_switch.isChecked(),
             "thinking_budget": self.budget.value(),
             "max_tool_rounds": self.rounds.value(),
+            "max_tokens": self.max_tokens.value(),
         }
 
 
@@ -201,6 +217,17 @@ def _initial_ids(settings: Settings) -> tuple[list[str], datetime | None]:
     if cache and cache.model_ids:
         return cache.model_ids, cache.fetched_at
     return list(dict.fromkeys([DEFAULT_MODEL, *FALLBACK_MODEL_IDS])), None
+
+
+def _max_tokens_override(raw: str) -> str:
+    """What the page says about DESKTOP_COPILOT_MAX_TOKENS (nothing when it is not set)."""
+    if not raw:
+        return ""
+    try:
+        parse_max_tokens(raw)
+    except ValueError:
+        return f"{MAX_TOKENS_ENV}={raw} is not a positive number of tokens and is ignored."
+    return f"{MAX_TOKENS_ENV}={raw} is set and wins over this field."
 
 
 def _age(cache: ModelsCache) -> timedelta:

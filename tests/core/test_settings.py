@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from desktop_copilot.app.bootstrap import apply_settings, build_runtime, effective_config
 from desktop_copilot.core import keyring_store
-from desktop_copilot.core.config import DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_MODEL
+from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_MODEL
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.settings import ModelsCache, Settings, SettingsError, SettingsFile, models_cache_now
 from tests.core.test_keyring_store import MemoryKeyring
@@ -39,6 +39,7 @@ def full_settings() -> Settings:
         thinking_enabled=True,
         thinking_budget=2048,
         max_tool_rounds=3,
+        max_tokens=50_000,
         disabled_tools={"web_search", "calculator"},
         window_geometry="AdnQywADAAAAAAAA",
         models_cache=ModelsCache(model_ids=["claude-opus-4-1", "claude-sonnet-4-5"],
@@ -52,6 +53,7 @@ def test_missing_file_gives_defaults(settings_path):
     assert settings == Settings() and file.problem is None
     assert settings.default_model is None and not settings.thinking_enabled
     assert settings.max_tool_rounds == DEFAULT_MAX_TOOL_ROUNDS and settings.disabled_tools == set()
+    assert settings.max_tokens == DEFAULT_MAX_TOKENS == 32_000
 
 
 def test_round_trip(settings_path):
@@ -61,6 +63,7 @@ def test_round_trip(settings_path):
     assert loaded == full_settings()
     data = json.loads(settings_path.read_text(encoding="utf-8"))
     assert data["disabled_tools"] == ["calculator", "web_search"]
+    assert data["max_tokens"] == 50_000
     assert data["models_cache"]["fetched_at"].startswith("2025-01-02T03:04:05")
 
 
@@ -214,3 +217,24 @@ def test_apply_settings_saves_and_takes_effect(memory_keyring):
     apply_settings(runtime, edited)
     assert runtime.config.model == "edited-model" and runtime.switched_off_tools == {"web_search"}
     assert SettingsFile(runtime.paths.settings_file).load().default_model == "edited-model"
+
+
+def test_output_limit_precedence_settings_environment_command_line():
+    settings = Settings(max_tokens=40_000)
+    assert effective_config(Settings(), environ={}).max_tokens == 32_000
+    assert effective_config(settings, environ={}).max_tokens == 40_000
+    env = {"DESKTOP_COPILOT_MAX_TOKENS": " 50000 "}
+    assert effective_config(settings, environ=env).max_tokens == 50_000
+    assert effective_config(settings, environ=env, max_tokens=60_000).max_tokens == 60_000
+    assert effective_config(settings, environ=env, max_tokens=None).max_tokens == 50_000
+
+
+@pytest.mark.parametrize("raw", ["lots", "0", "-5", "1.5", "32k"])
+def test_an_unusable_output_limit_in_the_environment_is_ignored(raw):
+    assert effective_config(Settings(max_tokens=40_000), environ={"DESKTOP_COPILOT_MAX_TOKENS": raw}).max_tokens == 40_000
+
+
+def test_the_output_limit_must_be_positive():
+    with pytest.raises(ValidationError):
+        Settings(max_tokens=0)
+    assert Settings.model_validate({"max_tokens": 64_000}).config_overrides()["max_tokens"] == 64_000

@@ -10,7 +10,7 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.models import Message, MessageStatus, Role
-from desktop_copilot.qt.recovery import unfinished_reply
+from desktop_copilot.qt.recovery import noticed_reply
 from tests.support.history_seed import seed_app_store, seed_conversation
 from tests.support.loopback import anthropic_text_reply, sse_response
 
@@ -89,14 +89,14 @@ def test_the_bar_follows_the_open_conversation(recovering):
     assert window.history.recovery.isHidden()
 
 
-def test_only_unfinished_assistant_replies_count():
+def test_only_unfinished_assistant_replies_count():  # a stopped reply needs no notice: the user stopped it
     reply = Message(role=Role.ASSISTANT, status=MessageStatus.FAILED, error="x")
     conversation = type("C", (), {"messages": [Message.user("hi"), reply]})()
-    assert unfinished_reply(conversation) is reply
+    assert noticed_reply(conversation) is reply
     reply.status = MessageStatus.STOPPED
-    assert unfinished_reply(conversation) is None
+    assert noticed_reply(conversation) is None
     conversation.messages = [Message.user("hi")]
-    assert unfinished_reply(conversation) is None
+    assert noticed_reply(conversation) is None
 
 
 def _seed_interrupted(store):

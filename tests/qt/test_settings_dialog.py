@@ -222,13 +222,15 @@ def test_without_a_key_the_built_in_models_are_offered(qtbot, keyring_backend, a
     assert loopback.requests_to("/v1/models") == []
 
 
-def test_ok_saves_model_thinking_and_rounds_and_updates_the_model_label(qtbot, keyring_backend, app_window, loopback):
+def test_ok_saves_model_limit_thinking_and_rounds_and_updates_the_model_label(qtbot, keyring_backend, app_window, loopback):
     keyring_backend.set_password(SERVICE, "anthropic", ANTHROPIC_KEY)
     loopback.set_handler("/v1/models", lambda request: anthropic_models(["claude-haiku-4-5"]))
     window = app_window()
     dialog = open_dialog(qtbot, window)
     page = dialog.models_page
     page.model_box.setCurrentText("claude-haiku-4-5")
+    assert page.max_tokens.value() == 32_000 and page.env_max_tokens.isHidden()
+    page.max_tokens.setValue(50_000)
     page.thinking_switch.click()
     page.budget.setValue(2048)
     page.rounds.setValue(3)
@@ -238,9 +240,17 @@ def test_ok_saves_model_thinking_and_rounds_and_updates_the_model_label(qtbot, k
     saved = json.loads((home() / "config" / "settings.json").read_text())
     assert (saved["default_model"], saved["thinking_enabled"], saved["thinking_budget"], saved["max_tool_rounds"]) == (
         "claude-haiku-4-5", True, 2048, 3)
+    assert saved["max_tokens"] == 50_000
     request = send_and_wait(qtbot, window, loopback, "think")
-    assert request["model"] == "claude-haiku-4-5"
+    assert request["model"] == "claude-haiku-4-5" and request["max_tokens"] == 50_000
     assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+
+def test_the_page_says_when_the_environment_sets_the_output_limit(qtbot, keyring_backend, app_window, monkeypatch):
+    monkeypatch.setenv("DESKTOP_COPILOT_MAX_TOKENS", "64000")
+    page = open_dialog(qtbot, app_window()).models_page
+    assert not page.env_max_tokens.isHidden()
+    assert page.env_max_tokens.text() == "DESKTOP_COPILOT_MAX_TOKENS=64000 is set and wins over this field."
 
 
 def test_a_bad_base_url_is_refused_and_the_dialog_stays_open(qtbot, keyring_backend, app_window):
