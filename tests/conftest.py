@@ -10,7 +10,8 @@ from tests.support.loopback import LoopbackServer
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-_ISOLATED_VARS = ("ANTHROPIC_API_KEY", "TAVILY_API_KEY", "ANTHROPIC_BASE_URL", "TAVILY_BASE_URL", "DESKTOP_COPILOT_MODEL")
+_ISOLATED_VARS = ("ANTHROPIC_API_KEY", "TAVILY_API_KEY", "ANTHROPIC_BASE_URL", "TAVILY_BASE_URL", "DESKTOP_COPILOT_MODEL",
+                  "DESKTOP_COPILOT_MAX_TOKENS", "DESKTOP_COPILOT_LOG")
 
 
 @pytest.fixture(autouse=True)

@@ -49,11 +49,13 @@ class ChatSession:
 
     def options(self) -> RunOptions:
         config = self.runtime.config
+        model = self.conversation.model or config.model
+        max_tokens, thinking_budget = config.request_limits(model)
         return RunOptions(
-            model=self.conversation.model or config.model,
+            model=model,
             system=self.conversation.system or config.system,
-            thinking_budget=config.thinking_budget,
-            max_tokens=config.max_tokens,
+            thinking_budget=thinking_budget,
+            max_tokens=max_tokens,
             max_tool_rounds=config.max_tool_rounds,
         )
 

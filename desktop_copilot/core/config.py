@@ -19,6 +19,10 @@ DEFAULT_MAX_TOKENS = 32_000
 """The output limit (`max_tokens`) of a request: every Claude 4 model accepts at least this much, and a
 long code answer fits. Older models get their own, lower maximum (MODEL_OUTPUT_CAPS)."""
 MAX_TOKENS_ENV = "DESKTOP_COPILOT_MAX_TOKENS"
+MIN_THINKING_BUDGET = 1024
+"""The smallest extended-thinking budget the API accepts."""
+ANSWER_ROOM = 4096
+"""Output tokens kept for the answer itself when extended thinking shares the output limit."""
 
 MODEL_OUTPUT_CAPS: dict[str, int] = {
     "claude-3-haiku": 4096,
@@ -84,6 +88,20 @@ class AppConfig:
         known maximum when that is lower."""
         cap = model_output_cap(model or self.model)
         return min(self.max_tokens, cap) if cap else self.max_tokens
+
+    def request_limits(self, model: str | None = None) -> tuple[int, int | None]:
+        """(max_tokens, thinking budget) for a request to `model`: with thinking on, the limit leaves room for
+        the answer after the budget, and neither goes past the model's known maximum (the budget shrinks
+        instead; below the API's minimum, thinking is off for that model)."""
+        limit, budget = self.output_limit(model), self.thinking_budget
+        if not budget:
+            return limit, None
+        cap = model_output_cap(model or self.model)
+        limit = max(limit, budget + ANSWER_ROOM)
+        if cap:
+            limit = min(limit, cap)
+        budget = min(budget, limit - ANSWER_ROOM)
+        return limit, budget if budget >= MIN_THINKING_BUDGET else None
 
     def limit_reached(self, model: str | None, output_tokens: int = 0) -> int:
         """The output limit a reply of `model` that stopped at `max_tokens` ran into: `output_limit(model)`, or

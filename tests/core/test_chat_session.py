@@ -6,6 +6,7 @@ import pytest
 
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.config import AppConfig
+from desktop_copilot.core.history import CONTINUE_INSTRUCTION
 from desktop_copilot.core.models import Conversation, MessageStatus
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
@@ -86,7 +87,9 @@ async def test_edit_replaces_the_message_and_what_followed(session, loopback):
 
 
 @pytest.mark.asyncio
-async def test_continue_an_interrupted_reply_prefills_it_without_thinking(session, loopback):
+async def test_continue_an_interrupted_reply_sends_it_and_asks_to_go_on(session, loopback):
+    """Current models answer a request that ends with an assistant turn (prefill) with a 400: the partial
+    reply is sent as it is, followed by a user turn asking to go on, and thinking stays on."""
     cut = anthropic_text_reply("The answer is  ", pieces=1)[:4]
     loopback.enqueue("/v1/messages", sse_response(anthropic_sse(cut), drop=True),
                      sse_response(anthropic_text_reply(" forty-two.")))
@@ -96,8 +99,12 @@ async def test_continue_an_interrupted_reply_prefills_it_without_thinking(sessio
     await close(session)
     assert finished.outcome == "completed"
     request = sent_messages(loopback)
-    assert request["messages"][-1] == {"role": "assistant", "content": [{"type": "text", "text": "The answer is"}]}
-    assert "thinking" not in request
+    assert request["messages"][-2:] == [
+        {"role": "assistant", "content": [{"type": "text", "text": "The answer is  "}]},
+        {"role": "user", "content": [{"type": "text", "text": CONTINUE_INSTRUCTION}]},
+    ]
+    assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert history_problems(request["messages"]) == []
     assert [m.status for m in session.conversation.messages[1:]] == [MessageStatus.INTERRUPTED, MessageStatus.COMPLETED]
 
 

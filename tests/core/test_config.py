@@ -50,3 +50,11 @@ def test_parse_max_tokens_refuses_what_is_not_a_positive_whole_number(text):
 
 def test_parse_max_tokens():
     assert parse_max_tokens(" 64000 ") == parse_max_tokens("64_000") == 64_000
+
+
+def test_request_limits_leave_room_for_the_answer_and_stay_under_the_model_maximum():
+    config = AppConfig(max_tokens=32_000, thinking_budget=30_000)
+    assert config.request_limits("claude-sonnet-4-6") == (34_096, 30_000)  # raised so the answer fits
+    assert config.request_limits("claude-opus-4-1-20250805") == (32_000, 27_904)  # capped: the budget shrinks
+    assert AppConfig(max_tokens=32_000).request_limits("claude-3-5-haiku-20241022") == (8192, None)
+    assert AppConfig(max_tokens=32_000, thinking_budget=4096).request_limits("claude-3-haiku-20240307") == (4096, None)

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
 from desktop_copilot.core.chat import ChatSession
+from desktop_copilot.core.history import CONTINUE_INSTRUCTION
 from desktop_copilot.core.models import Message, MessageStatus, Role
 from desktop_copilot.qt.recovery import noticed_reply
 from tests.support.history_seed import seed_app_store, seed_conversation
@@ -127,4 +128,6 @@ def test_continue_with_the_real_session_keeps_the_partial_reply(qtbot, make_wind
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
     texts = [m.text for m in window.controller.model.messages()]
     assert texts[:2] == ["Summarise 红楼梦", PARTIAL] and texts[-1] == " goes on."
-    assert loopback_env.requests[0].json()["messages"][-1]["role"] == "assistant"  # the partial reply as prefill
+    sent = loopback_env.requests[0].json()["messages"]
+    assert [m["role"] for m in sent[-2:]] == ["assistant", "user"]  # the partial reply, then a request to go on
+    assert sent[-2]["content"][0]["text"] == PARTIAL and sent[-1]["content"][0]["text"] == CONTINUE_INSTRUCTION

@@ -1,4 +1,4 @@
-"""The notice bar for a reply cut off at the output limit (Continue sends the partial reply as a prefill) and
+"""The notice bar for a reply cut off at the output limit (Continue sends the partial reply and asks to go on) and
 for a refused one (Edit and resend): the real window and session against the loopback server, and after
 reopening the conversation from the database."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from desktop_copilot.core.history import CONTINUE_INSTRUCTION
 from desktop_copilot.core.models import Message, MessageStatus, Role
 from desktop_copilot.qt.recovery import notice_kind, noticed_reply
 from tests.support.history_seed import seed_app_store, seed_conversation
@@ -46,8 +47,11 @@ def test_a_cut_off_reply_shows_the_limit_and_continue_carries_on_from_the_partia
     qtbot.mouseClick(bar.continue_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
     sent = loopback_env.requests[1].json()
-    assert sent["messages"][-1] == {"role": "assistant", "content": [{"type": "text", "text": PARTIAL}]}  # the prefill
-    assert [m["role"] for m in sent["messages"]] == ["user", "assistant"]
+    assert sent["messages"][-2:] == [  # the partial reply as it is, then a request to go on (no prefill)
+        {"role": "assistant", "content": [{"type": "text", "text": PARTIAL}]},
+        {"role": "user", "content": [{"type": "text", "text": CONTINUE_INSTRUCTION}]},
+    ]
+    assert [m["role"] for m in sent["messages"]] == ["user", "assistant", "user"]
     texts = [m.text for m in window.controller.model.messages()]
     assert texts == ["Write a parser", PARTIAL, REST]
     assert bar.isHidden() and bar.kind is None

@@ -10,6 +10,8 @@ def history_problems(messages: list[dict[str, Any]]) -> list[str]:
     problems: list[str] = []
     if not messages or messages[0]["role"] != "user":
         problems.append("the first message must be from the user")
+    if messages and messages[-1]["role"] != "user":
+        problems.append("the last message must be from the user (current models refuse an assistant prefill)")
     for i, message in enumerate(messages):
         content = message["content"]
         if i and messages[i - 1]["role"] == message["role"]:
@@ -17,8 +19,8 @@ def history_problems(messages: list[dict[str, Any]]) -> list[str]:
         if not content:
             problems.append(f"message {i} is empty")
         for block in content:
-            if block["type"] == "text" and not block["text"]:
-                problems.append(f"message {i} has an empty text block")
+            if block["type"] == "text" and not block["text"].strip():
+                problems.append(f"message {i} has an empty or whitespace-only text block")
             if block["type"] == "thinking" and not block.get("signature"):
                 problems.append(f"message {i} has a thinking block without a signature")
         uses = [b["id"] for b in content if b["type"] == "tool_use"]

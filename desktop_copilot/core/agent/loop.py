@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
 from desktop_copilot.core.agent.execution import ToolExecutor
+from desktop_copilot.core.config import DEFAULT_MAX_TOKENS
 from desktop_copilot.core.history import is_refused, sendable_history
 from desktop_copilot.core.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
@@ -34,7 +35,7 @@ class RunOptions:
     model: str
     system: str | None = None
     thinking_budget: int | None = None
-    max_tokens: int = 32_000
+    max_tokens: int = DEFAULT_MAX_TOKENS
     max_tool_rounds: int = 10
 
 

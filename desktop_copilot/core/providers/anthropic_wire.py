@@ -92,30 +92,11 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
             {"name": t.name, "description": t.description, "input_schema": t.input_schema}
             for t in request.tools
         ]
-    if params["messages"] and params["messages"][-1]["role"] == "assistant":
-        _prepare_prefill(params["messages"])
-    elif request.thinking_budget:
+    if request.thinking_budget:
         params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
-        params["max_tokens"] = max(request.max_tokens, request.thinking_budget + 4096)
+        if params["max_tokens"] <= request.thinking_budget:  # the API wants room for the answer after the thinking
+            params["max_tokens"] = request.thinking_budget + 4096
     return params
-
-
-def _prepare_prefill(turns: list[dict[str, Any]]) -> None:
-    """A history that ends with a partial assistant reply asks the model to continue it (prefill):
-    the API wants that turn without thinking and without trailing whitespace, and such a request
-    is sent without extended thinking."""
-    last = turns[-1]
-    content = [b for b in last["content"] if b["type"] not in ("thinking", "redacted_thinking")]
-    while content and content[-1]["type"] == "text":
-        stripped = content[-1]["text"].rstrip()
-        if stripped:
-            content[-1] = {**content[-1], "text": stripped}
-            break
-        content.pop()
-    if content:
-        last["content"] = content
-    else:
-        turns.pop()
 
 
 def _field(obj: Any, name: str, default: Any = None) -> Any:

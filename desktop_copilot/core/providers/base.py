@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from desktop_copilot.core.config import DEFAULT_MAX_TOKENS
 from desktop_copilot.core.events import Event
 from desktop_copilot.core.models import Message
 
@@ -25,7 +26,7 @@ class ProviderRequest:
     messages: list[Message]
     system: str | None = None
     tools: list[ToolSpec] = field(default_factory=list)
-    max_tokens: int = 8192
+    max_tokens: int = DEFAULT_MAX_TOKENS
     thinking_budget: int | None = None
     """Extended thinking budget in tokens; None switches thinking off."""
 

@@ -12,8 +12,8 @@ from pydantic import TypeAdapter
 
 from desktop_copilot.core.models import Block, Conversation, Message, MessageStatus, Usage, now
 from desktop_copilot.core.storage import schema
-from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
+from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
 from desktop_copilot.core.storage.search import searchable_text
 from desktop_copilot.core.storage.search_index import SearchHit, SearchIndex
 
