@@ -17,6 +17,8 @@ from desktop_copilot.core.models import (
 from desktop_copilot.qt.chunking import Chunker, Piece
 
 NOTICE_STATUSES = (MessageStatus.FAILED, MessageStatus.INTERRUPTED, MessageStatus.STOPPED)
+NOTICE_STOP_REASONS = ("max_tokens", "refusal")
+"""A completed reply that still needs a word under it: cut off at the output limit, or refused."""
 NEW_MESSAGE, NEW_BLOCK, SAME_BLOCK = 2, 1, 0
 """Placement of a row: what it follows (decides the spacing above it)."""
 
@@ -95,8 +97,10 @@ class MessageSegmenter:
                 rows.append(Segment(message.id, "raw", index))
         if not finished and not rows:
             rows.append(Segment(message.id, "waiting"))
-        if message.status in NOTICE_STATUSES:
-            rows.append(Segment(message.id, "notice", state=(message.status.value, message.error)))
+        if message.status in NOTICE_STATUSES or (
+            message.status is MessageStatus.COMPLETED and message.stop_reason in NOTICE_STOP_REASONS
+        ):
+            rows.append(Segment(message.id, "notice", state=(message.status.value, message.stop_reason, message.error)))
         return rows
 
     def _thinking(self, message: Message, index: int, block: ThinkingBlock, expanded: bool) -> list[Segment]:

@@ -93,7 +93,8 @@ class MarkdownText(PartPainter):
 
 
 class Notice(PartPainter):
-    """Why a reply ended early: a red banner for failed/interrupted, a quiet line for stopped."""
+    """Why a reply ended early: a red banner for failed, interrupted or refused, a quiet line for stopped
+    or cut off at the output limit."""
 
     PAD = 10
     ICON = 18
@@ -103,13 +104,17 @@ class Notice(PartPainter):
         message = part.message
         if message.status is MessageStatus.STOPPED:
             return message.error or "Stopped."
+        if message.stop_reason == "max_tokens":
+            return "Cut off at the output limit: this reply is incomplete."
+        if message.stop_reason == "refusal":
+            return message.error or "Claude declined to answer this request."
         if message.status is MessageStatus.INTERRUPTED:
             return message.error or "The reply was interrupted."
         return message.error or "The reply failed."
 
     @staticmethod
     def _quiet(part: Part) -> bool:
-        return part.message.status is MessageStatus.STOPPED
+        return part.message.status is MessageStatus.STOPPED or part.message.stop_reason == "max_tokens"
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
         if self._quiet(part):

@@ -162,17 +162,27 @@ def test_every_kind_of_part_paints(qtbot, view):
     stopped = Message.assistant()
     stopped.blocks = [ToolCallBlock(id="t", name="slow", partial_arguments='{"q": "x', status=ToolCallStatus.CANCELLED)]
     stopped.status, stopped.error = MessageStatus.STOPPED, "Stopped by the user."
+    cut_off = Message.assistant()
+    cut_off.blocks = [TextBlock(text="def parse(")]
+    cut_off.status, cut_off.stop_reason = MessageStatus.COMPLETED, "max_tokens"
+    refused = Message.assistant()
+    refused.status, refused.stop_reason, refused.error = MessageStatus.COMPLETED, "refusal", "Claude declined to answer this request."
+    messages = (failed, stopped, cut_off, refused, streaming)
     model = view.model()
-    for message in (failed, stopped, streaming):
+    for message in messages:
         model.append_message(message)
-    for message in (failed, stopped, streaming):
+    for message in messages:
         model.set_expanded(message.id, 0, True)
     view.resize(800, 3000)
-    image = view.grab().toImage()
-    assert not image.isNull()
-    kinds = [[model.segment_at(row).kind for row in model.rows_of(m.id)] for m in (failed, stopped, streaming)]
-    assert kinds == [["redacted", "raw", "text", "notice"], ["tool", "notice"], ["waiting"]]
+    image = view.viewport().grab().toImage()
+    kinds = [[model.segment_at(row).kind for row in model.rows_of(m.id)] for m in messages]
+    assert kinds == [["redacted", "raw", "text", "notice"], ["tool", "notice"], ["text", "notice"], ["notice"], ["waiting"]]
     assert all(view.rows.measured[row] for row in range(model.rowCount()))
+    for row in range(model.rowCount()):  # every row put ink on the screen: more than one colour inside its rect
+        rect = view.visualRect(model.index(row, 0)).intersected(image.rect())
+        assert not rect.isEmpty(), f"row {row} has no area"
+        colours = {image.pixel(x, y) for x in range(rect.left(), rect.right(), 3) for y in range(rect.top(), rect.bottom(), 2)}
+        assert len(colours) > 1, f"row {row} ({model.segment_at(row).kind}) painted nothing"
 
 
 def test_clicking_a_link_opens_it(qtbot, monkeypatch):
