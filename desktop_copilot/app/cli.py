@@ -1,16 +1,24 @@
-"""Command-line entry point: `desktop-copilot` opens the window; `ask` and `keys` work without Qt."""
+"""Command-line entry point: `desktop-copilot` opens the window; `ask` and `keys` work without Qt.
+Each command logs to the profile's log file (`--debug` or DESKTOP_COPILOT_LOG=debug for more)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from desktop_copilot import __version__
+
+log = logging.getLogger(__name__)
+
+DEBUG_FLAG = "--debug"
+DEBUG_HELP = "write DEBUG lines to the log file (also DESKTOP_COPILOT_LOG=debug)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="desktop-copilot", description="A native desktop chat client for Claude.")
     parser.add_argument("--version", action="version", version=f"desktop-copilot {__version__}")
+    parser.add_argument(DEBUG_FLAG, action="store_true", help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     from desktop_copilot.app import ask
@@ -22,15 +30,38 @@ def build_parser() -> argparse.ArgumentParser:
         keys_cli = None
     if keys_cli is not None:
         keys_cli.add_parser(commands)
+    _accept_debug_anywhere(commands)
     return parser
+
+
+def _accept_debug_anywhere(commands: argparse._SubParsersAction) -> None:
+    """`desktop-copilot ask --debug …` works as well as `desktop-copilot --debug ask …`."""
+    for sub in set(commands.choices.values()):
+        sub.add_argument(DEBUG_FLAG, action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_debug_anywhere(action)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
+    from desktop_copilot.core.logs import configure_logging, level_from, log_shutdown, log_startup
+    from desktop_copilot.core.paths import AppPaths
+
+    configure_logging(AppPaths.resolve(), level_from(args.debug))
     if args.command is None:
         from desktop_copilot.app.gui import main as gui_main
 
-        return gui_main(argv)
-    return args.run(args)
+        return gui_main([arg for arg in argv if arg != DEBUG_FLAG])
+    log_startup(args.command)
+    code = None
+    try:
+        code = args.run(args)
+        return code
+    except Exception:
+        log.exception("%s failed", args.command)
+        raise  # and Python prints it, as before
+    finally:
+        log_shutdown(args.command, code)

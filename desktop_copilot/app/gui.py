@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -18,9 +18,17 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_copilot import resources
 from desktop_copilot.app.bootstrap import build_runtime, open_store
-
 from desktop_copilot.core.chat import ChatSession
+from desktop_copilot.core.logs import (
+    configure_logging,
+    current_log_file,
+    install_crash_logging,
+    log_shutdown,
+    log_startup,
+    unexpected_error_text,
+)
 from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.controller import ChatController
@@ -103,24 +111,62 @@ def _set_app_icon(app: QApplication) -> None:
     app.setDesktopFileName("desktop-copilot")  # the Wayland app id, matching the .desktop entry
 
 
+def install_error_reporting(window: MainWindow) -> Callable[[], None]:
+    """Uncaught exceptions in Qt and qasync slots and in worker threads are logged with their traceback and
+    shown in the window's banner; the app keeps running. Returns the function that takes the hooks out."""
+
+    def report(exc: BaseException) -> None:
+        try:
+            window.sig_unexpected_error.emit(unexpected_error_text(exc))  # queued when raised on another thread
+        except RuntimeError:  # the window is already gone
+            pass
+
+    return install_crash_logging(report)
+
+
+def _nothing() -> None:
+    pass
+
+
+def _qt_description(app: QApplication) -> str:
+    import PySide6
+    from PySide6.QtCore import qVersion
+
+    return f"PySide6 {PySide6.__version__}, Qt {qVersion()}, platform {app.platformName()}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    app, loop = create_application(argv)
-    _set_app_icon(app)
-    runtime = build_runtime(check_keyring=False)  # the keyring is asked once the window is up
-    store = open_store(runtime.paths, runtime.warnings)
-    store.mark_unfinished_interrupted()
+    if current_log_file() is None:  # started as desktop-copilot-gui, not through the command line
+        configure_logging(AppPaths.resolve())
+    undo_hooks: Callable[[], None] = _nothing
+    code = None
     try:
-        window = create_main_window(runtime, store)
-        window.show()
-        start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
-        QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
-        if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
-            QTimer.singleShot(500, window.close)
-        run_until_closed(window, loop)
+        app, loop = create_application(argv)
+        log_startup("window", _qt_description(app))
+        _set_app_icon(app)
+        runtime = build_runtime(check_keyring=False)  # the keyring is asked once the window is up
+        store = open_store(runtime.paths, runtime.warnings)
+        store.mark_unfinished_interrupted()
+        try:
+            window = create_main_window(runtime, store)
+            undo_hooks = install_error_reporting(window)
+            window.show()
+            start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
+            QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
+            if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
+                QTimer.singleShot(500, window.close)
+            run_until_closed(window, loop)
+            code = 0
+        finally:
+            undo_hooks()
+            store.close()
+            loop.close()
+            asyncio.set_event_loop(None)
+    except Exception:
+        log.exception("the window stopped on an error")
+        raise
     finally:
-        store.close()
-        loop.close()
-        asyncio.set_event_loop(None)
+        log_shutdown("window", code)
     return 0
 
 

@@ -77,7 +77,8 @@ def _usable_keyring(raw_name: str, consequence: str):
 
 
 def run_set(args: argparse.Namespace) -> int:
-    from desktop_copilot.core.keyring_store import KeyStoreError, KeyValueError
+    from desktop_copilot.core.key_values import KeyValueError
+    from desktop_copilot.core.keyring_store import KeyStoreError
 
     target = _usable_keyring(args.name, "Nothing was stored. Set the {env} environment variable instead, "
                                          "e.g. `export {env}=...` in your shell profile.")

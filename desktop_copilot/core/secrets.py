@@ -3,17 +3,38 @@
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from typing import Protocol
 
+MIN_REGISTERED_LENGTH = 8
+"""Shorter values are not registered for log redaction: masking every "abc" in a log would hide more than a key."""
+
+_known_values: frozenset[str] = frozenset()
+_registering = threading.Lock()
+
+
+def known_secret_values() -> frozenset[str]:
+    """Every key value a `Secret` has held in this process: `redaction.redact` masks them all."""
+    return _known_values
+
+
+def _register(value: str) -> None:
+    global _known_values
+    if len(value) >= MIN_REGISTERED_LENGTH and value not in _known_values:
+        with _registering:  # a new set each time: readers on other threads see a whole one, without a lock
+            _known_values = _known_values | {value}
+
 
 class Secret:
-    """An API key. `repr`/`str` show only the last four characters; `reveal()` gives the value."""
+    """An API key. `repr`/`str` show only the last four characters; `reveal()` gives the value.
+    Each value is registered so that no log line can show it (core/redaction.py)."""
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str) -> None:
         self._value = value
+        _register(value)
 
     def reveal(self) -> str:
         return self._value

@@ -1,10 +1,13 @@
-"""The main window: header with the model in use, the transcript, the error banner, the composer and a
-status bar with token usage. All behaviour lives in the controller; this wires signals and lays out."""
+"""The main window: header with the model in use, the transcript, the error banner, the composer, a status
+bar with token usage and the Help menu. All behaviour lives in the controller; this wires signals and lays out."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QPainter, QPalette
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_copilot.core.models import Usage
@@ -34,6 +37,11 @@ class ElidedLabel(QLabel):
         painter.drawText(self.contentsRect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
 
 
+def show_in_file_manager(folder: Path) -> bool:
+    """Shows `folder` in the system's file manager."""
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
 def format_usage(usage: Usage) -> str:
     text = f"Tokens: {usage.input_tokens:,} in · {usage.output_tokens:,} out"
     if usage.cache_read_tokens or usage.cache_write_tokens:
@@ -43,6 +51,11 @@ def format_usage(usage: Usage) -> str:
 
 class MainWindow(QMainWindow):
     sig_closed = Signal()
+    sig_unexpected_error = Signal(str)
+    """An uncaught exception, in words for the banner (app/gui.py emits it, from any thread)."""
+
+    open_folder: Callable[[Path], bool] = staticmethod(show_in_file_manager)
+    """How Help ▸ Open log folder shows the folder; tests put a recorder here."""
 
     def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +77,7 @@ class MainWindow(QMainWindow):
         self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
         self.versions = install_versions(self)  # edit and resend, regenerate, earlier versions
         self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
+        self.open_log_folder_action = self._build_help_menu()
         self._refresh_header()
         self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
         self.view.scrollToBottom()
@@ -103,10 +117,33 @@ class MainWindow(QMainWindow):
         self.composer.sig_stop_requested.connect(controller.stop)
         controller.sig_busy_changed.connect(self._on_busy_changed)
         controller.sig_error.connect(self.banner.show_error)
+        self.sig_unexpected_error.connect(self.banner.show_error)
         controller.sig_run_finished.connect(self._on_run_finished)
         controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
         controller.sig_send_rejected.connect(self._give_back)
         controller.model.sig_message_appended.connect(lambda _id: self._refresh_header())
+
+    def _build_help_menu(self) -> QAction:
+        menu = self.menuBar().addMenu("&Help")
+        menu.setObjectName("helpMenu")
+        action = QAction("Open log folder", self, objectName="openLogFolderAction")
+        action.setToolTip("Show the folder with the app's log files, to attach to a bug report")
+        action.triggered.connect(self.open_log_folder)
+        menu.addAction(action)
+        return action
+
+    @property
+    def log_folder(self) -> Path:
+        return self.controller.session.runtime.paths.log_dir
+
+    def open_log_folder(self) -> None:
+        folder = self.log_folder
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        if not self.open_folder(folder):
+            self.banner.show_error(f"Could not open the log folder. It is at {folder}")
 
     def _refresh_header(self) -> None:
         conversation = self.controller.session.conversation

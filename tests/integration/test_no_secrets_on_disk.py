@@ -1,5 +1,6 @@
 """A full run that sets every key (keys CLI and the settings dialog), sends a message with a tool round
-trip through the window and through `ask`, then finds no key value in any file under DESKTOP_COPILOT_HOME.
+trip through the window and through `ask`, then finds no key value in any file under DESKTOP_COPILOT_HOME,
+the log folder included (the log is checked to hold the run's requests, so the scan is not vacuous).
 
 With DESKTOP_COPILOT_SECRET_SERVICE=1 (tests/run.sh) the keys go to the real Secret Service and `ask` runs
 as a separate process; otherwise an in-memory keyring is used and `ask` runs in this process."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import signal
 import sqlite3
@@ -19,6 +21,7 @@ import pytest
 
 from desktop_copilot.core.keyring_store import KeyringKeys
 from tests.qt.conftest import make_window, qasync_loop, run_async  # noqa: F401 - fixtures are used by name
+from tests.support.log_support import logging_to_profile, read_log
 from tests.support.loopback import anthropic_text_reply, anthropic_tool_reply, sse_response, tavily_results
 from tests.support.memory_keyring import use_memory_keyring
 from tests.support.settings_support import anthropic_models, files_containing, open_dialog
@@ -81,7 +84,16 @@ def run_ask(qtbot, loopback, capsys, prompt: str) -> str:
     return captured.out + captured.err
 
 
-def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_values, monkeypatch, capsys):  # noqa: F811
+@pytest.fixture
+def app_log():
+    """The log file, configured at DEBUG as `desktop-copilot --debug` does before the window or `ask` starts."""
+    import logging
+
+    with logging_to_profile(logging.DEBUG) as path:
+        yield path
+
+
+def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_values, monkeypatch, capsys, app_log):  # noqa: F811
     from desktop_copilot.app.bootstrap import build_runtime
 
     monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
@@ -126,5 +138,10 @@ def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_
     assert "config/settings.json" in files and "data/conversations.sqlite3" in files
     with sqlite3.connect(home / "data" / "conversations.sqlite3") as db:  # the run was stored: the scan means something
         assert db.execute("SELECT count(*) FROM messages WHERE blocks LIKE '%tavily_search%'").fetchone()[0] == 2
+    log_text = read_log(app_log)  # the log got written: the scan below covers real lines
+    assert "logs/desktop-copilot.log" in files
+    assert len(re.findall(r"anthropic request: model=\S+ status=200 ", log_text)) == 4
+    assert "anthropic models list: 2 models" in log_text and log_text.count("tool run: name=tavily_search") == 2
+    assert "Hong Kong" not in log_text and "Cloudy" not in log_text  # nor the conversation, even at DEBUG
     for name, value in key_values.items():
         assert files_containing(home, value) == [], f"the {name} key was found on disk"

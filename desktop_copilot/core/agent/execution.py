@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 
 from pydantic import ValidationError
@@ -47,25 +48,40 @@ class ToolExecutor:
     async def _run_one(self, message: Message, call: ToolCallBlock) -> None:
         tool, refusal = self._refusal(call)
         if tool is None:
+            log.warning("tool call refused: name=%r id=%s (unknown tool or arguments not JSON)",
+                        call.name[:80], call.id)
             self._status(message, call, ToolCallStatus.ERROR, refusal, is_error=True)
             return
         try:
             args = tool.arguments.model_validate(call.arguments)
         except ValidationError as exc:
+            log.warning("tool call refused: name=%s id=%s (%d invalid arguments)",
+                        tool.name, call.id, exc.error_count())
             self._status(message, call, ToolCallStatus.ERROR, describe_validation_error(tool.name, exc), is_error=True)
             return
         self._status(message, call, ToolCallStatus.RUNNING)
+        started = time.monotonic()
+        outcome = "cancelled"
         try:
             result = await asyncio.wait_for(tool.run(args, self.context), timeout=tool.timeout)
         except asyncio.CancelledError:
             self._status(message, call, ToolCallStatus.CANCELLED, "Cancelled by the user.", is_error=True)
             raise
         except TimeoutError:
+            outcome = "timeout"
             self._status(message, call, ToolCallStatus.ERROR, f"{tool.name} timed out after {tool.timeout:g} s.", is_error=True)
         except ToolError as exc:
+            outcome = "error"
             self._status(message, call, ToolCallStatus.ERROR, str(exc), is_error=True)
         except Exception as exc:  # a tool bug becomes an error result, never a crashed run
+            outcome = "failed"
             log.exception("tool %s failed", tool.name)
             self._status(message, call, ToolCallStatus.ERROR, f"{tool.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         else:
+            outcome = "ok"
+            log.debug("tool %s returned %d characters", tool.name, len(str(result)))
             self._status(message, call, ToolCallStatus.DONE, result)
+        finally:
+            level = logging.INFO if outcome in ("ok", "cancelled") else logging.WARNING
+            log.log(level, "tool run: name=%s id=%s outcome=%s duration=%.3fs",
+                    tool.name, call.id, outcome, time.monotonic() - started)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.secrets import Secret
 
 log = logging.getLogger(__name__)
@@ -86,7 +88,9 @@ class AnthropicProvider:
 
     async def list_models(self) -> list[str]:
         """Model ids from `GET /v1/models` (raises the SDK's errors)."""
+        started = time.monotonic()
         page = await self.client().models.list(limit=100)
+        log.info("anthropic models list: %d models in %.3fs", len(page.data), time.monotonic() - started)
         return [m.id for m in page.data]
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ev.Event]:
@@ -94,32 +98,41 @@ class AnthropicProvider:
         import httpx2  # the SDK's transport: its errors inside a stream reach us unwrapped
 
         mapper = AnthropicEventMapper()
+        record = RequestLog("anthropic", request)
         failure: ev.Error | None = None
         try:
-            response = await self.client().messages.create(**build_params(request), stream=True)
-            async with response:
-                async for raw in response:
-                    for event in mapper.feed(raw):
-                        yield event
-        except anthropic.APIStatusError as exc:
-            message = describe_status_error(exc.status_code, exc.body, exc.message)
-            failure = ev.Error(reason="error", message=message, status_code=exc.status_code)
-        except (anthropic.APIConnectionError, anthropic.APIResponseValidationError, httpx2.TransportError) as exc:
-            if not mapper.finished:
-                failure = self._connection_failure(mapper.started, exc)
-        except Exception as exc:  # a broken stream must not escape as an exception
-            log.exception("unexpected failure while streaming")
-            detail = f"{type(exc).__name__}: {exc}."
-            failure = ev.Error(
-                reason="interrupted" if mapper.started else "error",
-                message=f"{detail} The partial reply was kept." if mapper.started else detail,
-            )
-        else:
-            if not mapper.finished:
-                failure = ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
-        if failure is not None:
-            failure.message = self._api_key.redact(failure.message)
-            yield failure
+            try:
+                response = await self.client().messages.create(**build_params(request), stream=True)
+                record.response(getattr(response, "response", None))
+                async with response:
+                    async for raw in response:
+                        for event in mapper.feed(raw):
+                            record.event(event)
+                            yield event
+            except anthropic.APIStatusError as exc:
+                record.error(exc)
+                message = describe_status_error(exc.status_code, exc.body, exc.message)
+                failure = ev.Error(reason="error", message=message, status_code=exc.status_code)
+            except (anthropic.APIConnectionError, anthropic.APIResponseValidationError, httpx2.TransportError) as exc:
+                record.error(exc)
+                if not mapper.finished:
+                    failure = self._connection_failure(mapper.started, exc)
+            except Exception as exc:  # a broken stream must not escape as an exception
+                log.exception("unexpected failure while streaming")
+                detail = f"{type(exc).__name__}: {exc}."
+                failure = ev.Error(
+                    reason="interrupted" if mapper.started else "error",
+                    message=f"{detail} The partial reply was kept." if mapper.started else detail,
+                )
+            else:
+                if not mapper.finished:
+                    failure = ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
+            if failure is not None:
+                failure.message = self._api_key.redact(failure.message)
+                record.event(failure)
+                yield failure
+        finally:
+            record.finish()
 
     def _connection_failure(self, started: bool, exc: Exception) -> ev.Error:
         if started:

@@ -43,7 +43,8 @@ class TavilySearch(Tool):
         import httpx
 
         base = ctx.endpoints.get("tavily") or DEFAULT_TAVILY_BASE_URL
-        key = ctx.keys["tavily"].reveal()
+        secret = ctx.keys["tavily"]
+        key = secret.reveal()
         try:
             response = await ctx.http.post(
                 f"{base.rstrip('/')}/search",
@@ -55,7 +56,7 @@ class TavilySearch(Tool):
         if response.status_code in (401, 403):
             raise ToolError("Tavily rejected the API key. Check the Tavily key in Settings.")
         if response.status_code >= 400:
-            raise ToolError(f"Tavily answered {response.status_code}: {response.text[:200]}")
+            raise ToolError(f"Tavily answered {response.status_code}: {secret.redact(response.text)[:200]}")
         try:
             results = response.json().get("results") or []
         except ValueError:
