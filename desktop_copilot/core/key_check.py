@@ -80,7 +80,7 @@ async def check_tavily_key(secret: Secret, base_url: str | None) -> KeyCheck:
     if response.status_code in (401, 403):
         return KeyCheck(False, f"Tavily rejected the key ({response.status_code}). Check the key at app.tavily.com.")
     if response.status_code >= 400:
-        return KeyCheck(False, secret.redact(f"Tavily answered {response.status_code}: {response.text[:200]}"))
+        return KeyCheck(False, f"Tavily answered {response.status_code}: {secret.redact(response.text)[:200]}")
     return KeyCheck(True, "Key works" + _credits(response) + ".")
 
 

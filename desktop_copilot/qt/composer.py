@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from desktop_copilot.qt.plain_label import PlainLabel
 
 MAX_LINES = 8
 PLACEHOLDER = "Message Claude…"
@@ -64,7 +66,7 @@ class Composer(QFrame):
         self.button.setObjectName("sendButton")
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.button.setMinimumSize(QSize(72, 34))
-        self.hint = QLabel(HINT, self)
+        self.hint = PlainLabel(HINT, self)
         self.hint.setObjectName("composerHint")
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
+
+from desktop_copilot.qt.plain_label import PlainLabel
 
 
 class ErrorBanner(QFrame):
@@ -12,11 +14,11 @@ class ErrorBanner(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("errorBanner")
-        self.icon = QLabel("!", self)
+        self.icon = PlainLabel("!", self)
         self.icon.setObjectName("errorIcon")
         self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.icon.setFixedSize(20, 20)
-        self.label = QLabel(self)
+        self.label = PlainLabel(self)
         self.label.setObjectName("errorText")
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -7,6 +7,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.secrets import FoundKey, KeySpec
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.settings_styles import set_kind
 from desktop_copilot.qt.theme import DEFAULT_THEME
 
@@ -40,8 +41,8 @@ class KeyField(QFrame):
         super().__init__(parent, objectName="keyCard")
         self.spec = spec
         self.found: list[FoundKey] = []
-        self.title = QLabel(spec.label, objectName="keyTitle")
-        self.state = QLabel("Checking…", objectName="keyState")
+        self.title = PlainLabel(spec.label, objectName="keyTitle")
+        self.state = PlainLabel("Checking…", objectName="keyState")
         self.link = QLabel(objectName="keyLink", openExternalLinks=True, wordWrap=True)
         self.link.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.edit = QLineEdit(objectName="keyEdit", placeholderText=PLACEHOLDERS.get(spec.name, "Paste the key"))
@@ -53,7 +54,7 @@ class KeyField(QFrame):
         self.save_button = QPushButton("Save", objectName="primaryButton")
         self.test_button = QPushButton("Test")
         self.remove_button = QPushButton("Remove")
-        self.message = QLabel(objectName="keyMessage", wordWrap=True)
+        self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.hide()
         self._busy = False

@@ -3,6 +3,8 @@ work behind Save, Test and Remove (keyring calls run off the GUI thread)."""
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -14,16 +16,18 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.key_field import KeyField
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.settings_styles import set_kind
 
 
 def keyring_notice(status: KeyringStatus) -> str:
+    """Rich text: the backend's name and problem come from outside and are escaped."""
     if status.usable:
-        return f"Keys are kept in {status.backend}, never in a file."
+        return f"Keys are kept in {html.escape(status.backend)}, never in a file."
     env_vars = " or ".join(spec.env_var for spec in KNOWN_KEYS.values())
-    where = f" ({status.backend})" if status.backend else ""
+    where = f" ({html.escape(status.backend)})" if status.backend else ""
     return (
-        f"<b>No usable keyring</b>{where}: {status.problem}.<br>Keys you save now are kept <b>for this session "
+        f"<b>No usable keyring</b>{where}: {html.escape(str(status.problem))}.<br>Keys you save now are kept <b>for this session "
         f"only</b> and forgotten when Desktop Copilot quits; nothing is written to a file. To keep a key, "
         f"unlock or install a keyring, or set {env_vars} in the environment."
     )
@@ -45,7 +49,7 @@ class KeysPage(QWidget):
         self.tasks = BackgroundTasks(self._show_failure)
         self.intro = QLabel(objectName="pageIntro", wordWrap=True, openExternalLinks=True)
         self.intro.hide()
-        self.notice = QLabel("Checking the keyring…", objectName="keyringNotice", wordWrap=True)
+        self.notice = QLabel("Checking the keyring…", objectName="keyringNotice", wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.fields = {name: KeyField(spec) for name, spec in KNOWN_KEYS.items()}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -160,6 +164,6 @@ class KeysPage(QWidget):
         self.sig_keys_changed.emit({name: bool(field.found) for name, field in self.fields.items()})
 
     def _show_failure(self, text: str) -> None:
-        self._set_notice(text, "warning")
+        self._set_notice(html.escape(text), "warning")
         for field in self.fields.values():
             field.set_busy(False)

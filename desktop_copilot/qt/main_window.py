@@ -8,13 +8,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_copilot.core.models import Usage
 from desktop_copilot.qt.composer import Composer
 from desktop_copilot.qt.controller import ChatController, conversation_usage
 from desktop_copilot.qt.error_banner import ErrorBanner
 from desktop_copilot.qt.history import install_history
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.styles import window_style_sheet
 from desktop_copilot.qt.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript_view import TranscriptView
@@ -23,7 +24,7 @@ from desktop_copilot.qt.versions_ui import install_versions
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
 
 
-class ElidedLabel(QLabel):
+class ElidedLabel(PlainLabel):
     """A one-line label that elides instead of forcing the window wider (long conversation titles)."""
 
     def __init__(self, parent: QWidget | None = None, objectName: str = "") -> None:  # noqa: N803 - Qt name
@@ -66,11 +67,11 @@ class MainWindow(QMainWindow):
         self.resize(1100, 820)
         self.setStyleSheet(window_style_sheet(DEFAULT_THEME))
         self.title_label = ElidedLabel(objectName="conversationTitle")
-        self.model_label = QLabel(objectName="modelLabel")
+        self.model_label = PlainLabel(objectName="modelLabel")
         self.view = TranscriptView(controller.model, parent=self)
         self.banner = ErrorBanner()
         self.composer = Composer()
-        self.usage_label = QLabel(objectName="usageLabel")
+        self.usage_label = PlainLabel(objectName="usageLabel")
         self._build_layout()
         self._connect()
         self.history = install_history(self)  # sidebar, search, File menu, Retry/Continue bar

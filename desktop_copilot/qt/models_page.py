@@ -16,6 +16,7 @@ from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS, ModelListError, l
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import ModelsCache, Settings
 from desktop_copilot.qt.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.settings_styles import set_kind
 from desktop_copilot.qt.toggle_switch import ToggleSwitch
 
@@ -33,7 +34,7 @@ def group(title: str, form: QFormLayout) -> QFrame:
     column = QVBoxLayout(frame)
     column.setContentsMargins(16, 14, 16, 14)
     column.setSpacing(8)
-    column.addWidget(QLabel(title, objectName="groupTitle"))
+    column.addWidget(PlainLabel(title, objectName="groupTitle"))
     form.setHorizontalSpacing(14)
     form.setVerticalSpacing(8)
     form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
@@ -43,7 +44,7 @@ def group(title: str, form: QFormLayout) -> QFrame:
 
 def label(text: str) -> QLabel:
     """A form label; one fixed width lines the fields up across the groups."""
-    widget = QLabel(text)
+    widget = PlainLabel(text)
     widget.setFixedWidth(LABEL_WIDTH)
     widget.setMinimumHeight(32)  # as tall as a field, so the text sits on the field's centre line
     return widget
@@ -59,7 +60,7 @@ def beside(field: QWidget, text: str) -> QHBoxLayout:
 
 
 def hint(text: str = "") -> QLabel:
-    label = QLabel(text, objectName="hint", wordWrap=True)
+    label = PlainLabel(text, objectName="hint", wordWrap=True)
     label.setOpenExternalLinks(True)
     return label
 

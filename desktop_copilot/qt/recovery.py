@@ -6,11 +6,12 @@ ChatController.start_run as ordinary runs."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.config import model_output_cap
 from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role
 from desktop_copilot.qt.controller import ChatController
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
 
 RECOVERABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
@@ -123,8 +124,8 @@ class RecoveryBar(QFrame):
         self.kind: str | None = None
         """The notice shown ("interrupted", "failed", "max_tokens", "refusal"), None while hidden."""
         self.setStyleSheet(recovery_style_sheet(theme))
-        self.title = QLabel(objectName="recoveryTitle")
-        self.detail = QLabel(objectName="recoveryDetail")
+        self.title = PlainLabel(objectName="recoveryTitle")
+        self.detail = PlainLabel(objectName="recoveryDetail")
         self.detail.setWordWrap(True)
         self.retry_button = QPushButton("Retry", objectName="retryButton")
         self.retry_button.setToolTip("Ask again for this reply; the interrupted text stays stored")

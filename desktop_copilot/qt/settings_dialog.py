@@ -7,7 +7,7 @@ import logging
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QHBoxLayout, QLabel, QListWidget, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
+    QDialog, QHBoxLayout, QListWidget, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
 )
 from pydantic import ValidationError
 
@@ -17,6 +17,7 @@ from desktop_copilot.core.settings import Settings, SettingsError, models_cache_
 from desktop_copilot.qt.background import BackgroundTasks
 from desktop_copilot.qt.keys_page import KeysPage
 from desktop_copilot.qt.models_page import ModelsPage
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.settings_styles import set_kind, settings_style_sheet
 from desktop_copilot.qt.theme import DEFAULT_THEME
 from desktop_copilot.qt.tools_page import ToolsPage
@@ -36,8 +37,8 @@ def _titled(name: str, body: QWidget) -> QScrollArea:
     column = QVBoxLayout(page)
     column.setContentsMargins(28, 24, 28, 24)
     column.setSpacing(6)
-    column.addWidget(QLabel(title, objectName="pageTitle"))
-    column.addWidget(QLabel(subtitle, objectName="pageSubtitle", wordWrap=True))
+    column.addWidget(PlainLabel(title, objectName="pageTitle"))
+    column.addWidget(PlainLabel(subtitle, objectName="pageSubtitle", wordWrap=True))
     column.addSpacing(12)
     column.addWidget(body, 1)
     scroll = QScrollArea(objectName="pageScroll", widgetResizable=True)
@@ -67,7 +68,7 @@ class SettingsDialog(QDialog):
         for name, page in (("keys", self.keys_page), ("models", self.models_page), ("tools", self.tools_page)):
             self.nav.addItem(PAGES[name][0])
             self.stack.addWidget(_titled(name, page))
-        self.status = QLabel(objectName="keyMessage", wordWrap=True)
+        self.status = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.ok_button = QPushButton("OK", objectName="primaryButton", default=True, autoDefault=True)
         self.apply_button = QPushButton("Apply", autoDefault=False)
         self.cancel_button = QPushButton("Cancel", autoDefault=False)

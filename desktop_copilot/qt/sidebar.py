@@ -6,13 +6,14 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QLabel, QLineEdit, QListView, QMenu, QMessageBox, QPushButton, QStackedWidget,
+    QAbstractItemView, QFrame, QLineEdit, QListView, QMenu, QMessageBox, QPushButton, QStackedWidget,
     QVBoxLayout, QWidget,
 )
 
 from desktop_copilot.core.storage.search_index import SearchHit
 from desktop_copilot.qt.conversation_delegate import ConversationDelegate
 from desktop_copilot.qt.conversation_list_model import ConversationListModel
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.search_results import SearchResultDelegate, SearchResultsModel, SearchRunner
 from desktop_copilot.qt.sidebar_style import painted_icon, sidebar_style_sheet
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
@@ -98,7 +99,7 @@ class Sidebar(QWidget):
         self.conversations = conversations
         self.runner = runner
         self.results = SearchResultsModel(self)
-        self.brand = QLabel("Desktop Copilot", objectName="sidebarBrand")
+        self.brand = PlainLabel("Desktop Copilot", objectName="sidebarBrand")
         self.new_button = QPushButton(painted_icon("plus", theme.accent), "  New chat", objectName="newChatButton")
         self.new_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.new_button.setToolTip("New conversation (Ctrl+N)")
@@ -114,7 +115,7 @@ class Sidebar(QWidget):
         self.results_view = _list_view(QListView(self), "searchResults")
         self.results_view.setModel(self.results)
         self.results_view.setItemDelegate(SearchResultDelegate(self.results_view, theme))
-        self.results_label = QLabel(objectName="resultsLabel")
+        self.results_label = PlainLabel(objectName="resultsLabel")
         self.stack = QStackedWidget()
         results_page = QWidget()
         results_column = QVBoxLayout(results_page)

@@ -4,10 +4,11 @@ needs and a button that jumps to that key (such a tool is never offered to the m
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QGridLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.core.tools.base import Tool
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.settings_styles import set_kind
 from desktop_copilot.qt.toggle_switch import ToggleSwitch
 
@@ -24,10 +25,10 @@ class ToolRow(QFrame):
         super().__init__(parent, objectName="toolCard")
         self.tool = tool
         self.missing: list[str] = list(tool.required_keys)
-        self.name = QLabel(tool.name, objectName="toolName")
-        self.description = QLabel(tool.description, objectName="toolDescription", wordWrap=True)
-        self.state = QLabel(objectName="toolState")
-        self.note = QLabel(objectName="toolNote", wordWrap=True)
+        self.name = PlainLabel(tool.name, objectName="toolName")
+        self.description = PlainLabel(tool.description, objectName="toolDescription", wordWrap=True)
+        self.state = PlainLabel(objectName="toolState")
+        self.note = PlainLabel(objectName="toolNote", wordWrap=True)
         self.switch = ToggleSwitch()
         self.switch.setChecked(switched_on)
         self.switch.setAccessibleName(f"Use {tool.name}")
@@ -81,7 +82,7 @@ class ToolsPage(QWidget):
             row.sig_add_key.connect(self.sig_add_key)
             column.addWidget(row)
         if not self.rows:
-            column.addWidget(QLabel("No tools are registered.", objectName="hint"))
+            column.addWidget(PlainLabel("No tools are registered.", objectName="hint"))
         column.addStretch(1)
 
     def set_keys(self, present: dict[str, bool]) -> None:

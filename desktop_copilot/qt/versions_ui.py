@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt
 from PySide6.QtGui import QFontMetrics, QKeySequence, QMouseEvent, QPainter, QShortcut
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QMenu, QPushButton, QWidget
 
 from desktop_copilot.core.chat import NothingToDoError
 from desktop_copilot.core.models import Message, Role
+from desktop_copilot.qt.plain_label import PlainLabel
 from desktop_copilot.qt.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.transcript_model import TranscriptModel
 
@@ -67,7 +68,7 @@ class EditBar(QFrame):
     def __init__(self, parent: QWidget | None = None, theme: Theme = DEFAULT_THEME) -> None:
         super().__init__(parent, objectName="editBar")
         self.setStyleSheet(edit_bar_style_sheet(theme))
-        self.text = QLabel(EDIT_BANNER, objectName="editBarText")
+        self.text = PlainLabel(EDIT_BANNER, objectName="editBarText")
         self.cancel_button = QPushButton("Cancel", objectName="cancelEditButton")
         self.cancel_button.setCursor(Qt.CursorShape.PointingHandCursor)
         row = QHBoxLayout(self)
