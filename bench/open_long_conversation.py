@@ -128,7 +128,7 @@ def child(mode: str, database: str, conversation_id: str) -> None:
     view.viewport().installEventFilter(FirstPaint(view))
     started, cpu = time.perf_counter(), time.thread_time()
     if mode == "lazy":
-        from desktop_copilot.qt.lazy_conversation import open_conversation_lazily
+        from desktop_copilot.core.transcript.lazy_conversation import open_conversation_lazily
 
         open_conversation_lazily(window.controller, conversation_id)
     else:

@@ -141,10 +141,10 @@ class Sections:
 
 def instrument(sections: Sections) -> None:
     """Time the Qt layer's work at class level, before the window exists (Qt binds overrides per instance)."""
-    from desktop_copilot.qt.controller import ChatController
-    from desktop_copilot.qt.transcript_delegate import TranscriptDelegate
-    from desktop_copilot.qt.transcript_model import TranscriptModel
-    from desktop_copilot.qt.transcript_view import TranscriptView
+    from desktop_copilot.qt.bridge.controller import ChatController
+    from desktop_copilot.qt.transcript.delegate import TranscriptDelegate
+    from desktop_copilot.qt.transcript.model import TranscriptModel
+    from desktop_copilot.qt.transcript.view import TranscriptView
 
     ChatController.flush = sections.wrap("flush (dataChanged)", ChatController.flush)
     TranscriptModel.message_changed = sections.wrap("model re-segmenting", TranscriptModel.message_changed)

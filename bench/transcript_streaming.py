@@ -22,10 +22,10 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from desktop_copilot.core import events as ev  # noqa: E402
 from desktop_copilot.core.accumulate import accumulate  # noqa: E402
 from desktop_copilot.core.models import Message  # noqa: E402
-from desktop_copilot.qt.documents import markdown_document  # noqa: E402
-from desktop_copilot.qt.theme import DEFAULT_THEME  # noqa: E402
-from desktop_copilot.qt.transcript_model import TranscriptModel  # noqa: E402
-from desktop_copilot.qt.transcript_view import TranscriptView  # noqa: E402
+from desktop_copilot.qt.transcript.parts.documents import markdown_document  # noqa: E402
+from desktop_copilot.qt.common.theme import DEFAULT_THEME  # noqa: E402
+from desktop_copilot.qt.transcript.model import TranscriptModel  # noqa: E402
+from desktop_copilot.qt.transcript.view import TranscriptView  # noqa: E402
 
 
 def long_answer(target: int = 19_000) -> str:

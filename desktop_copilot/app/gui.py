@@ -31,10 +31,10 @@ from desktop_copilot.core.models import Conversation
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
-from desktop_copilot.qt.controller import ChatController
-from desktop_copilot.qt.main_window import MainWindow
-from desktop_copilot.qt.settings_entry import install_settings_action, start_startup_notices
-from desktop_copilot.qt.transcript_model import TranscriptModel
+from desktop_copilot.qt.bridge.controller import ChatController
+from desktop_copilot.qt.window.main_window import MainWindow
+from desktop_copilot.qt.settings.entry import install_settings_action, start_startup_notices
+from desktop_copilot.qt.transcript.model import TranscriptModel
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ def files_containing(root: Path, value: str) -> list[Path]:
 
 def open_dialog(qtbot, window):
     """Opens the settings dialog through its action and waits until the keys were read."""
-    from desktop_copilot.qt.settings_entry import open_dialog_of
+    from desktop_copilot.qt.settings.entry import open_dialog_of
 
     action = next(a for a in window.actions() if a.objectName() == "settingsAction")
     action.trigger()

@@ -1,0 +1,196 @@
+"""The async bridge between the widgets and the core: owns the ChatSession, runs one send at a time as an
+asyncio task (Stop cancels it), coalesces streaming events into at most one model flush per frame,
+and turns every failure into a visible error instead of letting it reach sys.excepthook."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
+from desktop_copilot.core.chat import ChatSession, NothingToDoError
+from desktop_copilot.core.models import Conversation, Role, Usage
+from desktop_copilot.core.runtime import MissingKeyError
+from desktop_copilot.qt.transcript.model import TranscriptModel
+
+log = logging.getLogger(__name__)
+
+FRAME_MS = 16
+"""Deltas are flushed to the model at most once per frame."""
+DELTA_EVENTS = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate)
+
+
+def conversation_usage(conversation: Conversation) -> Usage:
+    total = Usage()
+    for message in conversation.messages:
+        total.input_tokens += message.usage.input_tokens
+        total.output_tokens += message.usage.output_tokens
+        total.cache_read_tokens += message.usage.cache_read_tokens
+        total.cache_write_tokens += message.usage.cache_write_tokens
+    return total
+
+
+class ChatController(QObject):
+    sig_busy_changed = Signal(bool)
+    sig_error = Signal(str)
+    sig_run_finished = Signal(str, str)
+    """(outcome, detail) from the loop's RunFinished."""
+    sig_usage_changed = Signal(object)
+    """The conversation's summed Usage."""
+    sig_send_rejected = Signal(str)
+    """Nothing was sent (e.g. no API key): the text, so the composer can give it back."""
+
+    def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model = model
+        self.dialog_parent: QWidget | None = None
+        self._task: asyncio.Task | None = None
+        self._dirty: dict[str, None] = {}
+        self._usage_dirty = False
+        self._user_message_sent = False
+        self._frame = QTimer(self, singleShot=True, interval=FRAME_MS)
+        self._frame.timeout.connect(self.flush)
+        self.flushes = 0
+        """How many times dirty rows were pushed to the model (for tests and benchmarks)."""
+        model.set_messages(session.conversation.messages)
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    @property
+    def model_name(self) -> str:
+        return self.session.conversation.model or self.session.runtime.config.model
+
+    def set_conversation(self, conversation: Conversation) -> bool:
+        if self.busy:
+            return False
+        self.session = ChatSession(self.session.runtime, conversation, self.session.store)
+        self.model.set_messages(conversation.messages)
+        self.sig_usage_changed.emit(conversation_usage(conversation))
+        return True
+
+    # --- runs ------------------------------------------------------------------------
+
+    def send(self, text: str) -> bool:
+        """Start a run for `text`; False (and nothing happens) when empty or a run is in progress."""
+        text = text.strip()
+        if not text:
+            return False
+        return self.start_run(lambda emit, confirm: self.session.send(text, emit, confirm), give_back=text)
+
+    def start_run(self, run: Callable[[Emit, ConfirmLoop], Awaitable[object]], give_back: str = "") -> bool:
+        """Start `run(emit, confirm_loop)` (a send, retry or continue of the session) as the one run;
+        False when a run is in progress. `give_back` returns to the composer if nothing was sent."""
+        if self.busy:
+            return False
+        self._task = asyncio.get_event_loop().create_task(self._run(run, give_back))
+        self.sig_busy_changed.emit(True)
+        return True
+
+    def stop(self) -> bool:
+        if self._task is None or self._task.done():
+            return False
+        self._task.cancel()
+        return True
+
+    async def wait(self) -> None:
+        """Until the current run (if any) has ended."""
+        task = self._task
+        if task is not None:
+            await asyncio.wait([task])
+
+    async def aclose(self) -> None:
+        self.stop()
+        await self.wait()
+        await self.session.runtime.aclose()
+
+    async def _run(self, run: Callable[[Emit, ConfirmLoop], Awaitable[object]], text: str) -> None:
+        self._user_message_sent = False
+        try:
+            await run(self.on_event, self._confirm_loop)
+        except asyncio.CancelledError:  # the loop already marked any reply stopped and emitted RunFinished
+            if text and not self._user_message_sent:  # stopped while the keys were read: nothing was sent
+                self.sig_send_rejected.emit(text)
+        except (MissingKeyError, NothingToDoError) as exc:  # already in words a user can act on
+            self._report(str(exc), text)
+        except Exception as exc:  # never let it reach sys.excepthook
+            log.exception("the run failed")
+            self._report(f"Something went wrong: {type(exc).__name__}: {exc}", text)
+        finally:
+            self.flush()
+            self._task = None
+            self.sig_busy_changed.emit(False)
+
+    def _report(self, message: str, text: str) -> None:
+        self.sig_error.emit(message)
+        if text and not self._user_message_sent:
+            self.sig_send_rejected.emit(text)
+
+    # --- events ----------------------------------------------------------------------
+
+    def on_event(self, event: ev.Event) -> None:
+        """Called by the core for every event, after it updated the message snapshot."""
+        if isinstance(event, ev.MessageCreated):
+            self.flush()
+            self._user_message_sent |= event.message.role is Role.USER
+            self.model.append_message(event.message)
+            return
+        if event.message_id:
+            self._dirty[event.message_id] = None
+        if isinstance(event, DELTA_EVENTS):
+            self._usage_dirty |= isinstance(event, ev.UsageUpdate)
+            if not self._frame.isActive():
+                self._frame.start()
+            return
+        self.flush()
+        if isinstance(event, ev.RunFinished):
+            self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+            self.sig_run_finished.emit(event.outcome, event.detail)
+
+    def flush(self) -> None:
+        """Push every changed row to the model now (one dataChanged per row)."""
+        self._frame.stop()
+        if self._dirty:
+            self.flushes += 1
+            dirty, self._dirty = self._dirty, {}
+            for message_id in dirty:
+                self.model.message_changed(message_id)
+        if self._usage_dirty:
+            self._usage_dirty = False
+            self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+
+    # --- doom-loop confirmation ------------------------------------------------------
+
+    async def _confirm_loop(self, detected: ev.LoopDetected) -> bool:
+        """Ask, without blocking the event loop, whether to keep going after a repeated tool call."""
+        self.flush()
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Repeated tool call",
+            f"{detected.name} was called {detected.repeats} times in a row with the same arguments.\n\nLet it continue?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.dialog_parent,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def finished(_result: int) -> None:
+            clicked = box.clickedButton()
+            if not answer.done():
+                answer.set_result(clicked is not None and box.standardButton(clicked) == QMessageBox.StandardButton.Yes)
+
+        box.finished.connect(finished)
+        box.open()
+        try:
+            return await answer
+        finally:
+            box.finished.disconnect(finished)
+            box.close()
+            box.deleteLater()

@@ -1,0 +1,1 @@
+"""The conversation sidebar: list model and delegate, search results, history controller and File menu actions."""

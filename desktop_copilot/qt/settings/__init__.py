@@ -1,0 +1,1 @@
+"""The settings dialog and its pages (keys, models, tools)."""

@@ -1,0 +1,178 @@
+"""The settings dialog (Keys, Models, Tools) and its menu action: keys are saved to the keyring at once,
+everything else on OK/Apply through bootstrap.apply_settings."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog, QHBoxLayout, QListWidget, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
+)
+from pydantic import ValidationError
+
+from desktop_copilot.app.bootstrap import apply_settings, effective_config
+from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
+from desktop_copilot.qt.bridge.background import BackgroundTasks
+from desktop_copilot.qt.settings.keys_page import KeysPage
+from desktop_copilot.qt.settings.models_page import ModelsPage
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.styles import set_kind, settings_style_sheet
+from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.settings.tools_page import ToolsPage
+
+log = logging.getLogger(__name__)
+
+PAGES = {
+    "keys": ("API keys", "Keys for Claude and for the tools. Saving stores a key at once."),
+    "models": ("Models", "Which Claude answers, and how much it may think and use tools."),
+    "tools": ("Tools", "What Claude may use while it answers. A tool without its key is never offered."),
+}
+
+
+def _titled(name: str, body: QWidget) -> QScrollArea:
+    title, subtitle = PAGES[name]
+    page = QWidget(objectName="pageBody")
+    column = QVBoxLayout(page)
+    column.setContentsMargins(28, 24, 28, 24)
+    column.setSpacing(6)
+    column.addWidget(PlainLabel(title, objectName="pageTitle"))
+    column.addWidget(PlainLabel(subtitle, objectName="pageSubtitle", wordWrap=True))
+    column.addSpacing(12)
+    column.addWidget(body, 1)
+    scroll = QScrollArea(objectName="pageScroll", widgetResizable=True)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setWidget(page)
+    return scroll
+
+
+class SettingsDialog(QDialog):
+    sig_applied = Signal()
+    """Settings were saved and are in effect (the window refreshes its model label)."""
+
+    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
+        super().__init__(parent, objectName="settingsDialog")
+        self.runtime = runtime
+        self.setWindowTitle("Settings")
+        self.resize(840, 640)
+        self.setStyleSheet(settings_style_sheet(DEFAULT_THEME))
+        self.tasks = BackgroundTasks(self._show_status_error)
+        settings = runtime.settings or Settings()
+        self.keys_page = KeysPage(runtime, runtime.key_store, self._base_urls)
+        self.models_page = ModelsPage(runtime, settings, lambda: self._base_urls()[0])
+        self.tools_page = ToolsPage(runtime.registry.all(), runtime.switched_off_tools)
+        self.nav = QListWidget(objectName="settingsNav")
+        self.nav.setFixedWidth(180)
+        self.stack = QStackedWidget()
+        for name, page in (("keys", self.keys_page), ("models", self.models_page), ("tools", self.tools_page)):
+            self.nav.addItem(PAGES[name][0])
+            self.stack.addWidget(_titled(name, page))
+        self.status = PlainLabel(objectName="keyMessage", wordWrap=True)
+        self.ok_button = QPushButton("OK", objectName="primaryButton", default=True, autoDefault=True)
+        self.apply_button = QPushButton("Apply", autoDefault=False)
+        self.cancel_button = QPushButton("Cancel", autoDefault=False)
+        self._layout()
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.setCurrentRow(0)
+        self.keys_page.sig_keys_changed.connect(self.tools_page.set_keys)
+        self.keys_page.sig_models_listed.connect(self._cache_models)
+        self.models_page.sig_models_fetched.connect(self._cache_models)
+        self.tools_page.sig_add_key.connect(self.show_key)
+        self.ok_button.clicked.connect(lambda: self.tasks.start(self.apply(close=True)))
+        self.apply_button.clicked.connect(lambda: self.tasks.start(self.apply()))
+        self.cancel_button.clicked.connect(self.reject)
+        self.keys_page.tasks.start(self.keys_page.load())
+
+    def _layout(self) -> None:
+        buttons = QWidget(objectName="buttonBar")
+        row = QHBoxLayout(buttons)
+        row.setContentsMargins(20, 12, 20, 12)
+        row.addWidget(self.status, 1)
+        for button in (self.cancel_button, self.apply_button, self.ok_button):
+            row.addWidget(button)
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        body.addWidget(self.nav)
+        body.addWidget(self.stack, 1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addLayout(body, 1)
+        column.addWidget(buttons)
+
+    # --- navigation --------------------------------------------------------------------
+
+    def show_page(self, name: str) -> None:
+        self.nav.setCurrentRow(list(PAGES).index(name))
+
+    def show_key(self, name: str) -> None:
+        self.show_page("keys")
+        self.keys_page.focus_key(name)
+
+    # --- saving ------------------------------------------------------------------------
+
+    def pending_settings(self) -> Settings:
+        """The settings as edited (raises ValidationError for a bad value)."""
+        current = self.runtime.settings or Settings()
+        registered = {tool.name for tool in self.runtime.registry.all()}
+        edits = self.models_page.edits(current)
+        edits["disabled_tools"] = (current.disabled_tools - registered) | self.tools_page.switched_off()
+        return Settings.model_validate({**current.model_dump(), **edits})
+
+    async def apply(self, *, close: bool = False) -> bool:
+        """Saves typed keys and the settings; closes on success when `close`."""
+        for name in self.keys_page.pending_names():
+            if not await self.keys_page.save(name):
+                self.show_key(name)
+                return False
+        try:
+            apply_settings(self.runtime, self.pending_settings())
+        except ValidationError as exc:
+            self._show_status_error(f"Not saved: {_first_problem(exc)}")
+            self.show_page("models")
+            return False
+        except (SettingsError, OSError) as exc:
+            self._show_status_error(f"Not saved: {exc}")
+            return False
+        self.status.setText("Saved.")
+        set_kind(self.status, "ok")
+        self.sig_applied.emit()
+        if close:
+            self.accept()
+        return True
+
+    def _cache_models(self, ids: list[str]) -> None:
+        """Keeps a fetched model list in settings.json at once (only the cache: other edits wait for OK)."""
+        current = self.runtime.settings or Settings()
+        self.models_page.set_model_ids(ids, models_cache_now(ids).fetched_at)
+        try:
+            apply_settings(self.runtime, current.model_copy(update={"models_cache": models_cache_now(ids)}))
+        except (SettingsError, OSError) as exc:
+            log.warning("the model list was not cached: %s", exc)
+
+    def _base_urls(self) -> tuple[str | None, str | None]:
+        """The Anthropic and Tavily base URLs as they would be after Apply (the environment still wins)."""
+        try:
+            config = effective_config(self.pending_settings())
+        except ValidationError:
+            config = self.runtime.config
+        return config.anthropic_base_url, config.tavily_base_url
+
+    def _show_status_error(self, text: str) -> None:
+        self.status.setText(text)
+        set_kind(self.status, "error")
+
+    def done(self, result: int) -> None:
+        self.tasks.cancel_all()
+        self.keys_page.tasks.cancel_all()
+        self.models_page.tasks.cancel_all()
+        super().done(result)
+
+
+def _first_problem(error: ValidationError) -> str:
+    item = error.errors(include_url=False)[0]
+    names = {"anthropic_base_url": "API base URL", "thinking_budget": "Thinking budget"}
+    where = names.get(str(item["loc"][0]), str(item["loc"][0])) if item["loc"] else "settings"
+    return f"{where} {item['msg'].removeprefix('Value error, ')}."

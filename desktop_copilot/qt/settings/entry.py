@@ -1,0 +1,96 @@
+"""How the settings dialog is reached: the File ▸ Settings… action (Ctrl+,), and at start-up the banner
+for start-up warnings and, without an Anthropic key, the dialog on its Keys page."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow
+
+from desktop_copilot.app.bootstrap import keyring_warning
+from desktop_copilot.core.keyring_store import KeyringKeys, standard_lookup
+from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.secrets import KNOWN_KEYS
+from desktop_copilot.core.settings import SettingsFile
+from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.settings.dialog import SettingsDialog
+
+FIRST_RUN_INTRO = (
+    "<b>Welcome to Desktop Copilot.</b> To talk to Claude it needs an Anthropic API key: create one at "
+    f'<a href="{KNOWN_KEYS["anthropic"].url}">console.anthropic.com</a> (Settings ▸ API keys), paste it below '
+    "and press Save. It is kept in your system keyring, never in a file."
+)
+
+
+def _runtime(window: QMainWindow) -> Runtime:
+    return window.controller.session.runtime
+
+
+def _editable(runtime: Runtime) -> Runtime:
+    """A runtime built without bootstrap gets the key store and settings file the dialog edits."""
+    if runtime.key_store is None:
+        runtime.key_store = KeyringKeys()
+        runtime.keys = standard_lookup(runtime.key_store)
+    if runtime.settings is None:
+        runtime.settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)
+        runtime.settings = runtime.settings_file.load()
+    return runtime
+
+
+def open_settings(window: QMainWindow, page: str = "keys", intro: str = "") -> SettingsDialog:
+    """Shows the (one) settings dialog, window-modal, on `page`; `intro` is shown above the keys."""
+    dialog = open_dialog_of(window)
+    if dialog is None:
+        for closed in window.findChildren(SettingsDialog):
+            closed.deleteLater()
+        dialog = SettingsDialog(_editable(_runtime(window)), window)
+        dialog.sig_applied.connect(lambda: window.model_label.setText(window.controller.model_name))
+        dialog.open()
+    dialog.show_page(page)
+    dialog.keys_page.set_intro(intro)
+    if intro:
+        dialog.keys_page.focus_key("anthropic")
+    dialog.raise_()
+    dialog.activateWindow()
+    return dialog
+
+
+def open_dialog_of(window: QMainWindow) -> SettingsDialog | None:
+    """The settings dialog the window shows, if any."""
+    return next((d for d in window.findChildren(SettingsDialog) if d.isVisible()), None)
+
+
+def install_settings_action(window: QMainWindow) -> QAction:
+    """File ▸ Settings… with the platform's Preferences shortcut and Ctrl+, (the same on Linux)."""
+    action = QAction("Settings…", window, objectName="settingsAction")
+    shortcuts = [QKeySequence(QKeySequence.StandardKey.Preferences), QKeySequence("Ctrl+,")]
+    action.setShortcuts(list({s.toString(): s for s in shortcuts if not s.isEmpty()}.values()))
+    action.setMenuRole(QAction.MenuRole.PreferencesRole)
+    action.triggered.connect(lambda: open_settings(window))
+    menu = next((a.menu() for a in window.menuBar().actions() if a.menu() and a.menu().objectName() == "fileMenu"),
+                None)
+    if menu is None:
+        menu = window.menuBar().addMenu("&File")
+        menu.setObjectName("fileMenu")
+    menu.addAction(action)
+    window.addAction(action)
+    return action
+
+
+async def show_startup_notices(window: QMainWindow) -> None:
+    """Start-up warnings (damaged settings, no keyring) in the banner; without an Anthropic key, the dialog."""
+    runtime = _editable(_runtime(window))
+    problems = list(runtime.warnings)
+    if (problem := await off_gui_thread(keyring_warning, runtime.key_store)) and problem not in problems:
+        problems.append(problem)
+    if problems:
+        window.banner.show_error("\n\n".join(problems))
+    if not await off_gui_thread(runtime.keys.has, "anthropic"):
+        open_settings(window, "keys", FIRST_RUN_INTRO)
+
+
+_startup = BackgroundTasks()
+
+
+def start_startup_notices(window: QMainWindow) -> None:
+    """Schedules `show_startup_notices` on the running (or about to run) qasync loop."""
+    _startup.start(show_startup_notices(window))

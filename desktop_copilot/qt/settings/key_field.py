@@ -1,0 +1,174 @@
+"""One API key in the settings dialog: where it comes from (never its value), a masked field with
+show/hide, and Save, Test and Remove buttons that report back in words."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
+
+from desktop_copilot.core.secrets import FoundKey, KeySpec
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.styles import set_kind
+from desktop_copilot.qt.common.theme import DEFAULT_THEME
+
+LINK_COLOR = DEFAULT_THEME.accent
+ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+PLACEHOLDERS = {"anthropic": "sk-ant-…", "tavily": "tvly-…"}
+
+
+def describe_source(spec: KeySpec, found: list[FoundKey], backend: str) -> tuple[str, str]:
+    """(text, kind) for the key in use: kind is keyring, environment, session or missing (a style)."""
+    if not found:
+        return "Not set", "missing"
+    used = found[0]
+    if used.source == "keyring":
+        text = f"Stored in {backend or 'the keyring'} · {used.secret.hint}"
+    elif used.source == "session":
+        text = f"This session only · {used.secret.hint}"
+    else:
+        text = f"From environment ({spec.env_var}) · {used.secret.hint}, read-only"
+    return text, used.source
+
+
+class KeyField(QFrame):
+    """Emits requests; the keys page does the keyring and network work and calls `show_*` back."""
+
+    sig_save_requested = Signal(str)
+    sig_test_requested = Signal(str)
+    sig_remove_requested = Signal(str)
+
+    def __init__(self, spec: KeySpec, parent: QWidget | None = None) -> None:
+        super().__init__(parent, objectName="keyCard")
+        self.spec = spec
+        self.found: list[FoundKey] = []
+        self.title = PlainLabel(spec.label, objectName="keyTitle")
+        self.state = PlainLabel("Checking…", objectName="keyState")
+        self.link = QLabel(objectName="keyLink", openExternalLinks=True, wordWrap=True)
+        self.link.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.edit = QLineEdit(objectName="keyEdit", placeholderText=PLACEHOLDERS.get(spec.name, "Paste the key"))
+        self.edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.edit.setClearButtonEnabled(True)
+        self.edit.setAccessibleName(spec.label)
+        self.show_button = QToolButton(objectName="showKey", text="Show", checkable=True)
+        self.show_button.setToolTip("Show the text typed in this field (a stored key is never shown)")
+        self.save_button = QPushButton("Save", objectName="primaryButton")
+        self.test_button = QPushButton("Test")
+        self.remove_button = QPushButton("Remove")
+        self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+        self._busy = False
+        self._layout()
+        self.edit.textChanged.connect(self._on_text_changed)
+        self.edit.installEventFilter(self)
+        self.show_button.toggled.connect(self._on_show_toggled)
+        self.save_button.clicked.connect(lambda: self.sig_save_requested.emit(spec.name))
+        self.test_button.clicked.connect(lambda: self.sig_test_requested.emit(spec.name))
+        self.remove_button.clicked.connect(lambda: self.sig_remove_requested.emit(spec.name))
+        self._update_buttons()
+
+    def _layout(self) -> None:
+        column = QVBoxLayout(self)
+        column.setContentsMargins(16, 14, 16, 14)
+        column.setSpacing(10)
+        header = QHBoxLayout()
+        header.addWidget(self.title)
+        header.addStretch(1)
+        header.addWidget(self.state)
+        entry = QHBoxLayout()
+        entry.setSpacing(6)
+        entry.addWidget(self.edit, 1)
+        entry.addWidget(self.show_button)
+        actions = QHBoxLayout()
+        actions.setSpacing(8)
+        for button in (self.save_button, self.test_button, self.remove_button):
+            actions.addWidget(button)
+        actions.addSpacing(12)
+        actions.addWidget(self.link, 1)
+        for row in (header, entry, actions):
+            column.addLayout(row)
+        column.addWidget(self.message)
+
+    # --- what the page tells the field -------------------------------------------------
+
+    def show_found(self, found: list[FoundKey], backend: str) -> None:
+        self.found = found
+        text, kind = describe_source(self.spec, found, backend)
+        self.state.setText(text)
+        set_kind(self.state, kind)
+        self.state.setToolTip(_also_set(found))
+        self._show_link_or_note(found)
+        self.edit.setPlaceholderText(f"Paste a new key to replace {found[0].secret.hint}" if found else
+                                     PLACEHOLDERS.get(self.spec.name, "Paste the key"))
+        self.remove_button.setToolTip(
+            f"Unset {self.spec.env_var} to remove a key that comes from the environment"
+            if found and found[0].source == "environment" else "Remove the stored key"
+        )
+        self._update_buttons()
+
+    def _show_link_or_note(self, found: list[FoundKey]) -> None:
+        """Where to get a key when there is none; that a saved key wins over the environment's."""
+        if not found:
+            self.link.setText(f'<a href="{self.spec.url}" style="color:{LINK_COLOR}">Get a key at {_host(self.spec.url)} ↗</a>')
+        elif found[0].source == "environment":
+            self.link.setText(f"A saved key is used before {self.spec.env_var}.")
+        else:
+            self.link.clear()  # stays in the layout, holding the space right of the buttons
+
+    def show_message(self, text: str, kind: str = "info") -> None:
+        """kind: ok, error, info or busy."""
+        self.message.setText(text)
+        set_kind(self.message, kind)
+        self.message.setVisible(bool(text))
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self._update_buttons()
+
+    def clear_input(self) -> None:
+        self.edit.clear()
+        self.show_button.setChecked(False)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt name
+        """Enter in the field saves the key, and is kept from the dialog's OK button."""
+        if watched is self.edit and event.type() == QEvent.Type.KeyPress and event.key() in ENTER_KEYS:
+            if self.save_button.isEnabled():
+                self.save_button.click()
+            return True
+        return super().eventFilter(watched, event)
+
+    # --- state ---------------------------------------------------------------------------
+
+    def typed(self) -> str:
+        return self.edit.text()
+
+    @property
+    def removable(self) -> bool:
+        return any(f.source in ("keyring", "session") for f in self.found)
+
+    def _on_text_changed(self, text: str) -> None:
+        if not text:
+            self.show_button.setChecked(False)
+        self._update_buttons()
+
+    def _on_show_toggled(self, shown: bool) -> None:
+        self.edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        self.show_button.setText("Hide" if shown else "Show")
+
+    def _update_buttons(self) -> None:
+        typed = bool(self.edit.text().strip())
+        self.save_button.setEnabled(typed and not self._busy)
+        self.test_button.setEnabled((typed or bool(self.found)) and not self._busy)
+        self.test_button.setToolTip("Test the key typed here" if typed else "Test the key in use")
+        self.remove_button.setEnabled(self.removable and not self._busy)
+        self.show_button.setEnabled(bool(self.edit.text()))
+
+
+def _also_set(found: list[FoundKey]) -> str:
+    names = {"keyring": "the keyring", "environment": "the environment", "session": "this session"}
+    others = [names.get(f.source, f.source) for f in found[1:]]
+    return f"Also set in {', '.join(others)}; not used while this one exists." if others else ""
+
+
+def _host(url: str) -> str:
+    return url.split("//", 1)[-1].split("/", 1)[0]

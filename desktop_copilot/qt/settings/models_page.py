@@ -1,0 +1,236 @@
+"""The Models page: the default model (from `GET /v1/models`, cached, or a built-in list), the output limit,
+the API base URL, extended thinking and its budget, and the tool-round limit."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from desktop_copilot.core.config import DEFAULT_MODEL, MAX_TOKENS_ENV, parse_max_tokens
+from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS, ModelListError, list_model_ids
+from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.settings import ModelsCache, Settings
+from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.styles import set_kind
+from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
+
+CACHE_MAX_AGE = timedelta(days=1)
+"""An older list is fetched again when the page is first shown (if there is a key)."""
+MAX_THINKING_BUDGET = 64_000
+MAX_OUTPUT_LIMIT = 128_000
+"""The largest output limit the spin box offers (what Opus and Sonnet 4.6 accept)."""
+LABEL_WIDTH = 130
+
+
+def group(title: str, form: QFormLayout) -> QFrame:
+    """A white card with a bold title over a form."""
+    frame = QFrame(objectName="settingsGroup")
+    column = QVBoxLayout(frame)
+    column.setContentsMargins(16, 14, 16, 14)
+    column.setSpacing(8)
+    column.addWidget(PlainLabel(title, objectName="groupTitle"))
+    form.setHorizontalSpacing(14)
+    form.setVerticalSpacing(8)
+    form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    column.addLayout(form)
+    return frame
+
+
+def label(text: str) -> QLabel:
+    """A form label; one fixed width lines the fields up across the groups."""
+    widget = PlainLabel(text)
+    widget.setFixedWidth(LABEL_WIDTH)
+    widget.setMinimumHeight(32)  # as tall as a field, so the text sits on the field's centre line
+    return widget
+
+
+def beside(field: QWidget, text: str) -> QHBoxLayout:
+    """A field with a short muted explanation to its right."""
+    row = QHBoxLayout()
+    row.setSpacing(12)
+    row.addWidget(field)
+    row.addWidget(hint(text), 1)
+    return row
+
+
+def hint(text: str = "") -> QLabel:
+    label = PlainLabel(text, objectName="hint", wordWrap=True)
+    label.setOpenExternalLinks(True)
+    return label
+
+
+class ModelsPage(QWidget):
+    sig_models_fetched = Signal(list)
+    """Model ids the API just listed (the dialog caches them in settings.json)."""
+
+    def __init__(self, runtime: Runtime, settings: Settings, base_url, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self.base_url = base_url
+        """() -> the Anthropic base URL as it would be after Apply."""
+        self.tasks = BackgroundTasks(lambda text: self._show_list_state(text, "error"))
+        self._fetched_once = False
+        self.model_box = QComboBox(editable=True, objectName="modelBox")
+        self.model_box.setMinimumWidth(280)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("Ask the API which models your key can use")
+        self.list_state = hint()
+        self.env_model = hint()
+        self.max_tokens = QSpinBox(minimum=1, maximum=max(MAX_OUTPUT_LIMIT, settings.max_tokens), singleStep=1000,
+                                   suffix=" tokens", objectName="maxTokensBox")
+        self.max_tokens.setGroupSeparatorShown(True)
+        self.max_tokens.setFixedWidth(150)
+        self.max_tokens.setAccessibleName("Output limit (max tokens)")
+        self.max_tokens.setToolTip("max_tokens of each request: the longest reply Claude may write")
+        self.env_max_tokens = hint()
+        self.base_url_edit = QLineEdit(placeholderText="https://api.anthropic.com")
+        self.base_url_edit.setText(settings.anthropic_base_url or "")
+        self.env_base_url = hint()
+        self.thinking_switch = ToggleSwitch()
+        self.budget = QSpinBox(minimum=1024, maximum=MAX_THINKING_BUDGET, singleStep=1024, suffix=" tokens")
+        self.budget.setGroupSeparatorShown(True)
+        self.budget.setFixedWidth(150)
+        self.rounds = QSpinBox(minimum=0, maximum=100)
+        self.rounds.setFixedWidth(150)
+        self.rounds.setToolTip("0 means Claude may not use tools at all")
+        for spin in (self.max_tokens, self.budget, self.rounds):
+            spin.lineEdit().setTextMargins(6, 0, 0, 0)  # style-sheet padding does not reach a spin box's text
+        self._layout()
+        self.set_model_ids(*_initial_ids(settings))
+        self.model_box.setCurrentText(settings.default_model or DEFAULT_MODEL)
+        self.thinking_switch.setChecked(settings.thinking_enabled)
+        self.budget.setValue(settings.thinking_budget)
+        self.budget.setEnabled(settings.thinking_enabled)
+        self.rounds.setValue(settings.max_tool_rounds)
+        self.max_tokens.setValue(settings.max_tokens)
+        self._show_environment_overrides()
+        self.thinking_switch.toggled.connect(self.budget.setEnabled)
+        self.refresh_button.clicked.connect(lambda: self.tasks.start(self.refresh()))
+
+    def _layout(self) -> None:
+        model_row = QHBoxLayout()
+        model_row.setSpacing(8)
+        model_row.addWidget(self.model_box, 1)
+        model_row.addWidget(self.refresh_button)
+        model_form = QFormLayout()
+        model_form.addRow(label("Default model"), model_row)
+        model_form.addRow("", self.list_state)
+        model_form.addRow("", self.env_model)
+        model_form.addRow(label("Output limit"), beside(
+            self.max_tokens, "Max tokens per reply. A longer answer is cut off; Continue picks it up."))
+        model_form.addRow("", self.env_max_tokens)
+        model_form.addRow(label("API base URL"), self.base_url_edit)
+        model_form.addRow("", self.env_base_url)
+        thinking_form = QFormLayout()
+        thinking_form.addRow(label("Extended thinking"), beside(self.thinking_switch, "Let Claude think before it answers"))
+        thinking_form.addRow(label("Thinking budget"), beside(self.budget, "At least 1,024. More allows deeper reasoning and costs more."))
+        tools_form = QFormLayout()
+        tools_form.addRow(label("Max tool rounds"), beside(self.rounds, "Tool calls per reply before Claude must answer."))
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(12)
+        column.addWidget(group("Model", model_form))
+        column.addWidget(group("Thinking", thinking_form))
+        column.addWidget(group("Tool use", tools_form))
+        column.addStretch(1)
+
+    # --- the model list ------------------------------------------------------------------
+
+    def set_model_ids(self, ids: list[str] | tuple[str, ...], fetched_at: datetime | None) -> None:
+        current = self.model_box.currentText()
+        self.model_box.clear()
+        self.model_box.addItems(list(ids))
+        self.model_box.setCurrentText(current)
+        if fetched_at is None:
+            self._show_list_state("Built-in list. Refresh asks the API (needs an Anthropic key).", "info")
+        else:
+            when = fetched_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            self._show_list_state(f"{len(ids)} models from the API, fetched {when}.", "info")
+
+    async def refresh(self, *, quiet: bool = False) -> bool:
+        found = await off_gui_thread(self.runtime.keys.get, "anthropic")
+        if found is None:
+            if not quiet:
+                self._show_list_state("Add an Anthropic key on the Keys page to fetch the list.", "error")
+            return False
+        self.refresh_button.setEnabled(False)
+        self._show_list_state("Asking the API for models…", "busy")
+        try:
+            ids = await list_model_ids(found.secret, self.base_url())
+        except ModelListError as exc:
+            self._show_list_state(f"{exc} Showing the {'cached' if self._cached else 'built-in'} list.", "error")
+            return False
+        finally:
+            self.refresh_button.setEnabled(True)
+        self.set_model_ids(ids, datetime.now(timezone.utc))
+        self.sig_models_fetched.emit(ids)
+        return True
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt name
+        super().showEvent(event)
+        cache = self.runtime.settings.models_cache if self.runtime.settings else None
+        if not self._fetched_once and (cache is None or _age(cache) > CACHE_MAX_AGE):
+            self._fetched_once = True
+            self.tasks.start(self.refresh(quiet=True))
+
+    @property
+    def _cached(self) -> bool:
+        return bool(self.runtime.settings and self.runtime.settings.models_cache)
+
+    def _show_list_state(self, text: str, kind: str) -> None:
+        self.list_state.setText(text)
+        set_kind(self.list_state, kind)
+
+    def _show_environment_overrides(self) -> None:
+        model, url = os.environ.get("DESKTOP_COPILOT_MODEL", "").strip(), os.environ.get("ANTHROPIC_BASE_URL", "").strip()
+        self.env_model.setText(f"DESKTOP_COPILOT_MODEL={model} is set and wins over this choice." if model else "")
+        self.env_model.setVisible(bool(model))
+        self.env_base_url.setText(f"ANTHROPIC_BASE_URL={url} is set and wins over this field." if url else "")
+        self.env_base_url.setVisible(bool(url))
+        self.env_max_tokens.setText(_max_tokens_override(os.environ.get(MAX_TOKENS_ENV, "").strip()))
+        self.env_max_tokens.setVisible(bool(self.env_max_tokens.text()))
+
+    # --- results ---------------------------------------------------------------------------
+
+    def edits(self, settings: Settings) -> dict:
+        """The fields this page edits, as Settings values (validated by the caller)."""
+        model = self.model_box.currentText().strip()
+        if settings.default_model is None and model == DEFAULT_MODEL:
+            model = None
+        return {
+            "default_model": model or None,
+            "anthropic_base_url": self.base_url_edit.text(),
+            "thinking_enabled": self.thinking_switch.isChecked(),
+            "thinking_budget": self.budget.value(),
+            "max_tool_rounds": self.rounds.value(),
+            "max_tokens": self.max_tokens.value(),
+        }
+
+
+def _initial_ids(settings: Settings) -> tuple[list[str], datetime | None]:
+    cache: ModelsCache | None = settings.models_cache
+    if cache and cache.model_ids:
+        return cache.model_ids, cache.fetched_at
+    return list(dict.fromkeys([DEFAULT_MODEL, *FALLBACK_MODEL_IDS])), None
+
+
+def _max_tokens_override(raw: str) -> str:
+    """What the page says about DESKTOP_COPILOT_MAX_TOKENS (nothing when it is not set)."""
+    if not raw:
+        return ""
+    try:
+        parse_max_tokens(raw)
+    except ValueError:
+        return f"{MAX_TOKENS_ENV}={raw} is not a positive number of tokens and is ignored."
+    return f"{MAX_TOKENS_ENV}={raw} is set and wins over this field."
+
+
+def _age(cache: ModelsCache) -> timedelta:
+    fetched = cache.fetched_at if cache.fetched_at.tzinfo else cache.fetched_at.replace(tzinfo=timezone.utc)
+    return datetime.now(timezone.utc) - fetched

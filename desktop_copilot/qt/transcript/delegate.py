@@ -1,0 +1,156 @@
+"""Paints and measures transcript rows (one segment each), estimates unseen ones, and handles clicks."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QMouseEvent, QPainter
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
+
+from desktop_copilot.qt.transcript.parts.documents import LinkHit, link_at
+from desktop_copilot.qt.transcript.parts.base import PaintEnv
+from desktop_copilot.qt.transcript.row_layout import PAINTERS, RowLayout, estimate_height, layout_segment
+from desktop_copilot.core.transcript.segments import Segment
+from desktop_copilot.qt.transcript.model import TranscriptModel
+
+LAYOUT_CACHE_ROWS = 32
+"""Row layouts kept at once (about two screens): they hold their documents, the document cache bounds the rest."""
+
+
+class TranscriptDelegate(QStyledItemDelegate):
+    sig_link_clicked = Signal(str, str)
+    """A link was clicked: (its href, its visible text). Nothing is opened here (see link_opener)."""
+    sig_link_activated = Signal(str)
+    """The same click, href only."""
+
+    def __init__(self, parent=None, env: PaintEnv | None = None) -> None:
+        super().__init__(parent)
+        self.env = env or PaintEnv()
+        self.width = 640
+        self._column = self.env.column(QRect(0, 0, self.width, 0)).width()
+        self.model: TranscriptModel | None = None
+        self._layouts: OrderedDict[tuple, RowLayout] = OrderedDict()
+
+    def bind(self, model: TranscriptModel) -> None:
+        """The model whose expand/collapse state clicks change."""
+        self.model = model
+
+    # --- geometry --------------------------------------------------------------------
+
+    def set_width(self, width: int) -> bool:
+        """The viewport width rows are laid out for; True when it changed (the view then re-lays out)."""
+        width = max(200, width)
+        if width == self.width:
+            return False
+        self.width = width
+        self._column = self.env.column(QRect(0, 0, width, 0)).width()
+        self._layouts.clear()
+        return True
+
+    def layout(self, index: QModelIndex) -> RowLayout:
+        """The row's part, measured (documents laid out) for the current width."""
+        segment = index.data(TranscriptModel.SegmentRole)
+        placement = index.data(TranscriptModel.PlacementRole)
+        key = (segment, placement, self.width)
+        row = self._layouts.get(key)
+        if row is not None:
+            self._layouts.move_to_end(key)
+            return row
+        message = None if segment.kind == "pending" else index.data(TranscriptModel.MessageRole)
+        row = layout_segment(segment, message, placement, self.width, self.env)
+        if row.parts[0].kind != "pending":
+            self._layouts[key] = row
+            while len(self._layouts) > LAYOUT_CACHE_ROWS:
+                self._layouts.popitem(last=False)
+        return row
+
+    def row_height(self, index: QModelIndex) -> int:
+        return self.layout(index).height
+
+    def estimate(self, segment: Segment, placement: int) -> int:
+        """The row's height guessed without laying out text (for rows not on screen)."""
+        return estimate_height(segment, placement, self._column, self.env.theme)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt name
+        if not index.isValid():
+            return QSize(self.width, 0)
+        return QSize(self.width, self.row_height(index))
+
+    # --- painting --------------------------------------------------------------------
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        row = self.layout(index)
+        column = self.env.column(QRect(option.rect.left(), option.rect.top(), self.width, row.height))
+        visible = option.rect
+        if option.widget is not None and hasattr(option.widget, "viewport"):
+            visible = visible.intersected(option.widget.viewport().rect())
+        painter.save()
+        painter.setClipRect(visible)
+        for part in row.parts:
+            rect = row.part_rect(part, column)
+            if rect.intersects(visible):
+                PAINTERS[part.kind].paint(painter, part, rect, self.env)
+        painter.restore()
+
+    # --- interaction -----------------------------------------------------------------
+
+    def is_expanded(self, message_id: str, block_index: int) -> bool:
+        return self.model is not None and self.model.is_expanded(message_id, block_index)
+
+    def set_expanded(self, message_id: str, block_index: int, expanded: bool) -> None:
+        if self.model is not None:
+            self.model.set_expanded(message_id, block_index, expanded)
+
+    def _hit(self, index: QModelIndex, rect: QRect, pos: QPoint):
+        """(row layout, column, position in row coordinates) for a point in view coordinates."""
+        if not index.isValid():
+            return None
+        row = self.layout(index)
+        return row, self.env.column(QRect(0, 0, self.width, row.height)), pos - rect.topLeft()
+
+    def toggle_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
+        """Expand or collapse the part under `pos` (view coordinates) of the row at `rect`."""
+        hit = self._hit(index, rect, pos)
+        part = hit and hit[0].toggle_at(hit[2], hit[1], self.env)
+        if not part:
+            return False
+        model = self.model or index.model()
+        model.set_expanded(part.message.id, part.index, not model.is_expanded(part.message.id, part.index))
+        return True
+
+    def link_hit(self, index: QModelIndex, rect: QRect, pos: QPoint) -> LinkHit | None:
+        """The link (target and visible text) under `pos` (view coordinates) in the row at `rect`."""
+        hit = self._hit(index, rect, pos)
+        if not hit:
+            return None
+        row, column, at = hit
+        for part in row.parts:
+            area = row.part_rect(part, column)
+            if part.kind == "text" and area.contains(at):
+                return link_at(part.documents, at.x() - area.left(), at.y() - area.top())
+        return None
+
+    def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
+        hit = self.link_hit(index, rect, pos)
+        return hit.href if hit else ""
+
+    def is_clickable_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
+        hit = self._hit(index, rect, pos)
+        return bool(hit) and (hit[0].toggle_at(hit[2], hit[1], self.env) is not None or bool(self.link_at(index, rect, pos)))
+
+    def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: N802
+        if not (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+            and event.button() == Qt.MouseButton.LeftButton
+        ):
+            return False
+        pos = event.position().toPoint()
+        if self.toggle_at(index, option.rect, pos):
+            return True
+        if link := self.link_hit(index, option.rect, pos):
+            self.sig_link_clicked.emit(link.href, link.text)
+            self.sig_link_activated.emit(link.href)
+            return True
+        return False

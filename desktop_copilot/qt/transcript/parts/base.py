@@ -1,0 +1,115 @@
+"""What the part painters share: the `Part` a row paints, the paint environment and the painter contract."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QPainter
+
+from desktop_copilot.core.models import Message
+from desktop_copilot.qt.transcript.parts.documents import Document, DocumentCache, Documents, LiveMarkdown, LivePlainText
+from desktop_copilot.core.transcript.segments import Segment
+from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+
+LIVE_PIECES = 8
+"""Live documents kept at most: one per piece still streaming, and pieces that finished while scrolled away
+(each holds at most one piece of bounded size)."""
+
+
+@dataclass(slots=True)
+class Part:
+    """What a row paints: a block of the message (`index` >= 0) or a message-level notice, and for text
+    the piece of it the row's segment names."""
+
+    kind: str
+    message: Message
+    index: int = -1
+    expanded: bool = False
+    top: int = 0
+    height: int = 0
+    documents: Documents = field(default_factory=list)
+    """Documents measured for this part, kept so painting does not look them up again."""
+    segment: Segment | None = None
+
+    @property
+    def block(self):
+        return self.message.blocks[self.index]
+
+    @property
+    def live(self) -> bool:
+        """The message is still streaming and this is its last block."""
+        return not self.message.status.finished and self.index == len(self.message.blocks) - 1
+
+    def piece(self, text: str, plain: bool = False) -> str:
+        """The slice of `text` this row shows, with the Markdown that re-opens a cut fence or table
+        (`plain`: without the line break it was cut after, which would show as an empty line)."""
+        segment = self.segment
+        if segment is None:
+            return text
+        piece = segment.prefix + text[segment.start : segment.end]
+        return piece[:-1] if plain and not segment.tail and piece.endswith("\n") else piece
+
+
+LiveDocument = LiveMarkdown | LivePlainText
+
+
+class LiveDocuments:
+    """Documents of pieces that are still streaming, keyed by (message id, block index, piece start)."""
+
+    def __init__(self) -> None:
+        self._live: OrderedDict[tuple[str, int, int], LiveDocument] = OrderedDict()
+
+    def get(self, key: tuple[str, int, int], build: Callable[[], LiveDocument]) -> LiveDocument:
+        live = self._live.get(key)
+        if live is None:
+            live = self._live[key] = build()
+            while len(self._live) > LIVE_PIECES:  # pieces that finished while scrolled away
+                self._live.popitem(last=False)
+        self._live.move_to_end(key)
+        return live
+
+    def pop(self, key: tuple[str, int, int]) -> LiveDocument | None:
+        return self._live.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+
+@dataclass
+class PaintEnv:
+    theme: Theme = DEFAULT_THEME
+    documents: DocumentCache = field(default_factory=DocumentCache)
+    live: LiveDocuments = field(default_factory=LiveDocuments)
+    clock: Callable[[], float] = time.time
+    """Wall-clock seconds, as the models' timestamps are (tests pass a fake)."""
+
+    def cached(self, key: Hashable, width: int, build: Callable[[], Document], chars: int = 0) -> Document:
+        """The document for `key` (content identity, not width), re-wrapped to `width` if needed:
+        re-wrapping is much cheaper than rendering the Markdown again after a resize."""
+        document = self.documents.get(key, build, chars)
+        if document.textWidth() != width:
+            document.setTextWidth(width)
+        return document
+
+    def column(self, row: QRect) -> QRect:
+        """The reading column inside a row: centred, at most `max_column_width` wide."""
+        width = max(120, min(self.theme.max_column_width, row.width() - 2 * self.theme.margin))
+        left = row.left() + max(self.theme.margin, (row.width() - width) // 2)
+        return QRect(left, row.top(), width, row.height())
+
+
+class PartPainter:
+    """Measures and paints one kind of part; `toggle_rect` is the area a click expands or collapses."""
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        raise NotImplementedError
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        raise NotImplementedError
+
+    def toggle_rect(self, part: Part, rect: QRect, env: PaintEnv) -> QRect | None:
+        return None

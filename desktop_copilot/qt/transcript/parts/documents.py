@@ -1,0 +1,326 @@
+"""QTextDocuments for the transcript: inert documents (load nothing), builders, stacks, link hit-testing,
+a text-bounded LRU cache and live streaming pieces."""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QPainter,
+    QPalette,
+    QPyTextObject,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
+from desktop_copilot.core.citations import Source
+from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, document_css, render_markdown, render_sources
+from desktop_copilot.qt.common.theme import Theme
+
+RENDER_INTERVAL = 0.08
+"""A streaming Markdown tail is re-rendered at most this often (seconds); plain text is appended in between."""
+CACHE_CHARS = 200_000
+"""Characters of text the document cache holds at most (a laid-out document costs ~100+ bytes a character)."""
+CACHE_ENTRIES = 400
+SOURCES_GAP = 6
+"""Pixels between a text block and the sources under it."""
+
+
+class _NoImages(QPyTextObject):
+    """Stands in for Qt's image handler, which reads an image's file itself (QImage::load) when the
+    document's loadResource gives nothing: an image format that slipped in takes no space and draws nothing."""
+
+    def intrinsicSize(self, document, position, format) -> QSizeF:  # noqa: N802, A002 - Qt names
+        return QSizeF(0, 0)
+
+    def drawObject(self, painter, rect, document, position, format) -> None:  # noqa: N802, A002 - Qt names
+        return None
+
+
+_NO_IMAGES: _NoImages | None = None
+
+
+class InertDocument(QTextDocument):
+    """A QTextDocument that loads nothing: no file, no network, no `data:` decoding, for any resource type."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        global _NO_IMAGES
+        _NO_IMAGES = _NO_IMAGES or _NoImages()
+        self.documentLayout().registerHandler(int(QTextFormat.ObjectTypes.ImageObject), _NO_IMAGES)
+
+    def loadResource(self, type: int, name) -> None:  # noqa: N802, A002 - Qt names
+        return None
+
+
+def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
+    document = InertDocument()
+    document.setUndoRedoEnabled(False)
+    document.setDocumentMargin(0)
+    document.setDefaultFont(font)
+    document.setDefaultStyleSheet(document_css(theme))
+    document.setTextWidth(max(1, width))
+    return document
+
+
+def markdown_document(text: str, width: int, theme: Theme) -> QTextDocument:
+    document = new_document(theme, theme.font("body"), width)
+    document.setHtml(render_markdown(text, theme))
+    return document
+
+
+def sources_document(sources: list[Source], width: int, theme: Theme) -> QTextDocument:
+    """The numbered sources cited by a text block, rendered once when the text is finished."""
+    document = new_document(theme, theme.font("body"), width)
+    document.setHtml(render_sources(sources))
+    frame = document.rootFrame().frameFormat()
+    frame.setTopMargin(SOURCES_GAP)  # a block's own top margin is not applied at the top of a document
+    document.rootFrame().setFrameFormat(frame)
+    return document
+
+
+def plain_document(text: str, width: int, theme: Theme, font: QFont) -> QTextDocument:
+    document = new_document(theme, font, width)
+    document.setPlainText(text)
+    return document
+
+
+def _draw_one(painter: QPainter, document: QTextDocument, x: float, y: float, height: float,
+              context: QAbstractTextDocumentLayout.PaintContext, visible: QRectF | None) -> None:
+    area = QRectF(x, y, document.textWidth(), height)
+    if visible is not None:
+        area = area.intersected(visible)
+    if area.isEmpty():
+        return
+    painter.save()
+    painter.translate(QPointF(x, y))
+    context.clip = area.translated(-x, -y)
+    document.documentLayout().draw(painter, context)
+    painter.restore()
+
+
+class DocumentStack:
+    """Documents stacked vertically with cached offsets: painting finds the visible ones by bisection."""
+
+    def __init__(self) -> None:
+        self.documents: list[QTextDocument] = []
+        self._bottoms: list[float] = []
+        self._width = -1
+
+    def append(self, document: QTextDocument) -> None:
+        self.documents.append(document)
+        self._bottoms.append(self.height() + document.size().height())
+
+    def textWidth(self) -> float:  # noqa: N802 - as QTextDocument, so a cache holds either
+        return self._width
+
+    def setTextWidth(self, width: float) -> None:  # noqa: N802
+        if width == self._width:
+            return
+        self._width, self._bottoms = width, []
+        for document in self.documents:
+            document.setTextWidth(width)
+            self._bottoms.append(self.height() + document.size().height())
+
+    def height(self) -> float:
+        return self._bottoms[-1] if self._bottoms else 0.0
+
+    def draw(self, painter: QPainter, x: float, y: float, context, visible: QRectF | None) -> None:
+        first = 0 if visible is None else bisect_right(self._bottoms, visible.top() - y)
+        for number in range(first, len(self.documents)):
+            top = self._bottoms[number - 1] if number else 0.0
+            if visible is not None and y + top > visible.bottom():
+                break
+            _draw_one(painter, self.documents[number], x, y + top, self._bottoms[number] - top, context, visible)
+
+
+Document = QTextDocument | DocumentStack
+Documents = list[Document]
+
+
+def _height(item: Document) -> float:
+    return item.height() if isinstance(item, DocumentStack) else item.size().height()
+
+
+def draw_documents(painter: QPainter, documents: Documents, x: float, y: float, color: QColor) -> None:
+    """Paint `documents` stacked from (x, y), default text in `color`; only what lies inside the
+    painter's clip is drawn, so a tall piece costs what is on screen, not its length."""
+    context = QAbstractTextDocumentLayout.PaintContext()
+    context.palette.setColor(QPalette.ColorRole.Text, color)
+    visible = painter.clipBoundingRect() if painter.hasClipping() else None
+    for item in documents:
+        height = _height(item)
+        if isinstance(item, DocumentStack):
+            item.draw(painter, x, y, context, visible)
+        else:
+            _draw_one(painter, item, x, y, height, context, visible)
+        y += height
+
+
+def documents_height(documents: Documents) -> int:
+    return int(sum(_height(item) for item in documents) + 0.999)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkHit:
+    href: str
+    text: str
+    """The anchor's visible text (all its fragments, e.g. "**bold** rest" of one link)."""
+
+
+def _document_at(documents: Documents, y: float) -> tuple[QTextDocument | None, float]:
+    for item in documents:
+        for document in item.documents if isinstance(item, DocumentStack) else [item]:
+            height = document.size().height()
+            if y < height:
+                return document, y
+            y -= height
+    return None, y
+
+
+def link_at(documents: Documents, x: float, y: float) -> LinkHit | None:
+    """The link under (x, y), relative to the top-left of the stacked documents: its target and the text
+    the reader sees. The character under the point is found as Qt's anchorAt finds it; its anchor's text is
+    the run of neighbouring fragments with the same target in that block."""
+    document, y = _document_at(documents, y)
+    if document is None or x < 0:
+        return None
+    position = document.documentLayout().hitTest(QPointF(x, y), Qt.HitTestAccuracy.ExactHit)
+    if position < 0:
+        return None
+    fragments, found = [], -1
+    iterator = document.findBlock(position).begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        if fragment.position() <= position < fragment.position() + fragment.length():
+            found = len(fragments)
+        fragments.append((fragment.charFormat().anchorHref() if fragment.charFormat().isAnchor() else "", fragment.text()))
+        iterator += 1
+    href = fragments[found][0] if found >= 0 else ""
+    if not href:
+        return None
+    first = last = found
+    while first > 0 and fragments[first - 1][0] == href:
+        first -= 1
+    while last + 1 < len(fragments) and fragments[last + 1][0] == href:
+        last += 1
+    return LinkHit(href, "".join(text for _href, text in fragments[first : last + 1]))
+
+
+class DocumentCache:
+    """Least-recently-used laid-out documents, bounded by the characters they hold and by their number:
+    rows scrolled away lose theirs and render again when they come back."""
+
+    def __init__(self, capacity: int = CACHE_ENTRIES, budget: int = CACHE_CHARS) -> None:
+        self.capacity = capacity
+        self.budget = budget
+        self.chars = 0
+        self._documents: OrderedDict[Hashable, tuple[Document, int]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._documents)
+
+    def get(self, key: Hashable, build: Callable[[], Document], chars: int = 0) -> Document:
+        entry = self._documents.get(key)
+        if entry is not None:
+            self._documents.move_to_end(key)
+            return entry[0]
+        document = build()
+        self._documents[key] = (document, chars)
+        self.chars += chars
+        while len(self._documents) > 1 and (len(self._documents) > self.capacity or self.chars > self.budget):
+            self.chars -= self._documents.popitem(last=False)[1][1]
+        return document
+
+    def clear(self) -> None:
+        self._documents.clear()
+        self.chars = 0
+
+
+class LivePlainText:
+    """A growing plain text: only the new suffix is inserted on each update."""
+
+    def __init__(self, theme: Theme, font: QFont) -> None:
+        self.document = new_document(theme, font, 1)
+        self._shown = 0
+
+    def update(self, text: str, width: int) -> Documents:
+        if len(text) < self._shown:
+            self.document.setPlainText(text)
+        elif len(text) > self._shown:
+            cursor = QTextCursor(self.document)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(text[self._shown :])
+        self._shown = len(text)
+        if self.document.textWidth() != width:
+            self.document.setTextWidth(width)
+        return [self.document]
+
+    def finish(self, text: str, width: int) -> QTextDocument:
+        """The exact document for the final `text` (plain text: the live one, brought up to date)."""
+        return self.update(text, width)[0]
+
+
+class LiveMarkdown:
+    """A growing Markdown piece as a stack of documents: each finished chunk (cut after a blank line or
+    a closed fence) is rendered once; the open tail is re-rendered at most every RENDER_INTERVAL and
+    extended with plain text in between. Per update the cost depends on the delta and the tail only."""
+
+    def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic) -> None:
+        self.theme = theme
+        self.chunks = DocumentStack()
+        self.tail = new_document(theme, theme.font("body"), 1)
+        self._splitter = MarkdownSplitter()
+        self._chunked = 0
+        self._tail_shown = 0
+        self._tail_rendered_at = -1.0
+        self._clock = clock
+        self.rendered_chars = 0
+        """Characters of Markdown rendered so far (for tests and benchmarks): a small multiple of the
+        text's length, where re-rendering the whole text per delta would be quadratic."""
+
+    def _render_chunk(self, text: str, end: int, width: int) -> None:
+        self.chunks.setTextWidth(width)
+        self.chunks.append(markdown_document(text[self._chunked : end], width, self.theme))
+        self.rendered_chars += end - self._chunked
+        self._chunked = end
+
+    def update(self, text: str, width: int) -> Documents:
+        boundary = self._splitter.feed(text)
+        force = boundary > self._chunked
+        if force:
+            self._render_chunk(text, boundary, width)
+        tail = text[self._chunked :]
+        now = self._clock()
+        if force or now - self._tail_rendered_at >= RENDER_INTERVAL or len(tail) < self._tail_shown:
+            self.tail.setHtml(render_markdown(tail, self.theme))
+            self.rendered_chars += len(tail)
+            self._tail_rendered_at = now
+        elif len(tail) > self._tail_shown:
+            cursor = QTextCursor(self.tail)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(tail[self._tail_shown :])
+        self._tail_shown = len(tail)
+        self.chunks.setTextWidth(width)
+        if self.tail.textWidth() != width:
+            self.tail.setTextWidth(width)
+        return [self.chunks, self.tail]
+
+    def finish(self, text: str, width: int) -> DocumentStack:
+        """The piece's final documents: the chunks already rendered, plus one exact render of what
+        follows them, so finishing costs the last chunk, not the whole piece."""
+        if len(text) < self._chunked:
+            self.__init__(self.theme, self._clock)
+        if len(text) > self._chunked:
+            self._render_chunk(text, len(text), width)
+        self.chunks.setTextWidth(width)
+        return self.chunks

@@ -1,0 +1,187 @@
+"""Painters for a row's textual parts: user bubble, Markdown, notices, waiting dots, raw blocks, placeholders."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
+
+from desktop_copilot.core.citations import cited_sources
+from desktop_copilot.core.models import MessageStatus
+from desktop_copilot.qt.transcript.parts.documents import (
+    LiveMarkdown,
+    documents_height,
+    draw_documents,
+    markdown_document,
+    plain_document,
+    sources_document,
+)
+from desktop_copilot.qt.common.paint_helpers import draw_wrapped, fill_rounded, wrapped_height
+from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter
+
+BUBBLE_PAD_X, BUBBLE_PAD_Y = 16, 10
+BUBBLE_RADIUS = 16
+BUBBLE_MAX = 0.8
+"""The user's bubble takes at most this share of the column."""
+
+
+class UserBubble(PartPainter):
+    """The user's message in a bubble; a long one spans several rows, each a piece of one tall bubble."""
+
+    def _text_width(self, width: int) -> int:
+        return int(width * BUBBLE_MAX) - 2 * BUBBLE_PAD_X
+
+    @staticmethod
+    def _ends(part: Part) -> tuple[bool, bool]:
+        segment = part.segment
+        return (True, True) if segment is None else (segment.head, segment.tail)
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        text = part.piece(part.message.text, plain=True)
+        inner = self._text_width(width)
+        segment = part.segment
+        key = ("user", part.message.id, segment.start if segment else 0, len(text))
+        font = env.theme.font("body")
+        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font), len(text))]
+        head, tail = self._ends(part)
+        return documents_height(part.documents) + BUBBLE_PAD_Y * (head + tail)
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        document = part.documents[0]
+        head, tail = self._ends(part)
+        text_width = self._text_width(rect.width())
+        ideal = min(int(document.idealWidth() + 1), text_width) if head and tail else text_width
+        bubble = QRect(rect.right() - ideal - 2 * BUBBLE_PAD_X + 1, rect.top(), ideal + 2 * BUBBLE_PAD_X, rect.height())
+        shape = bubble.adjusted(0, 0 if head else -2 * BUBBLE_RADIUS, 0, 0 if tail else 2 * BUBBLE_RADIUS)
+        painter.save()
+        painter.setClipRect(rect, Qt.ClipOperation.IntersectClip)  # a piece of a taller bubble: square inner ends
+        fill_rounded(painter, shape, BUBBLE_RADIUS, env.theme.color("user_bubble"))
+        painter.restore()
+        top = bubble.top() + (BUBBLE_PAD_Y if head else 0)
+        draw_documents(painter, part.documents, bubble.left() + BUBBLE_PAD_X, top, env.theme.color("text"))
+
+
+class MarkdownText(PartPainter):
+    """A piece of Markdown text. Finished: one exact render, cached, re-wrapped on resize. Streaming: a
+    `LiveMarkdown` stack, so a delta never re-renders the piece; when the piece closes (or the reply
+    ends) its stack is finished with one exact render of its last chunk and handed to the cache.
+    The block's last piece, once closed, is followed by the sources its text cites (rendered once)."""
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        segment = part.segment
+        text = part.piece(part.block.text)
+        live_key = (part.message.id, part.index, segment.start)
+        if segment.open:
+            part.documents = env.live.get(live_key, lambda: LiveMarkdown(env.theme)).update(text, width)
+        else:
+            def build():
+                live = env.live.pop(live_key)
+                return live.finish(text, width) if isinstance(live, LiveMarkdown) else markdown_document(text, width, env.theme)
+
+            key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
+            part.documents = [env.cached(key, width, build, len(text))]
+            citations = part.block.citations
+            if citations and segment.end == len(part.block.text):
+                key = ("sources", part.message.id, part.index, len(citations))
+                build_sources = lambda: sources_document(cited_sources(citations), width, env.theme)  # noqa: E731
+                part.documents.append(env.cached(key, width, build_sources, 80 * len(citations)))
+        return documents_height(part.documents)
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        draw_documents(painter, part.documents, rect.left(), rect.top(), env.theme.color("text"))
+
+
+class Notice(PartPainter):
+    """Why a reply ended early: a red banner for failed, interrupted or refused, a quiet line for stopped
+    or cut off at the output limit."""
+
+    PAD = 10
+    ICON = 18
+
+    @staticmethod
+    def _text(part: Part) -> str:
+        message = part.message
+        if message.status is MessageStatus.STOPPED:
+            return message.error or "Stopped."
+        if message.stop_reason == "max_tokens":
+            return "Cut off at the output limit: this reply is incomplete."
+        if message.stop_reason == "refusal":
+            return message.error or "Claude declined to answer this request."
+        if message.status is MessageStatus.INTERRUPTED:
+            return message.error or "The reply was interrupted."
+        return message.error or "The reply failed."
+
+    @staticmethod
+    def _quiet(part: Part) -> bool:
+        return part.message.status is MessageStatus.STOPPED or part.message.stop_reason == "max_tokens"
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        if self._quiet(part):
+            return wrapped_height(env.theme.font("small"), "■ " + self._text(part), width)
+        inner = width - 2 * self.PAD - self.ICON - 8
+        return max(self.ICON, wrapped_height(env.theme.font("body"), self._text(part), inner)) + 2 * self.PAD
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        theme = env.theme
+        if self._quiet(part):
+            draw_wrapped(painter, rect, "■ " + self._text(part), theme.font("small"), theme.color("muted"))
+            return
+        fill_rounded(painter, rect, 10, theme.color("error_background"), theme.color("error_border"))
+        icon = QRectF(rect.left() + self.PAD, rect.top() + self.PAD + 1, self.ICON, self.ICON)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(theme.color("error_text"))
+        painter.drawEllipse(icon)
+        painter.setPen(QColor("white"))
+        painter.setFont(theme.font("small_bold"))
+        painter.drawText(icon, int(Qt.AlignmentFlag.AlignCenter), "!")
+        painter.restore()
+        text_rect = rect.adjusted(self.PAD + self.ICON + 8, self.PAD, -self.PAD, -self.PAD)
+        draw_wrapped(painter, text_rect, self._text(part), theme.font("body"), theme.color("error_text"))
+
+
+class WaitingDots(PartPainter):
+    """Three pulsing dots until the first block of the reply arrives."""
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        return QFontMetrics(env.theme.font("body")).height() + 4
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        phase = env.clock() * 3.0
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for dot in range(3):
+            color = env.theme.color("accent")
+            color.setAlphaF(0.35 + 0.65 * (0.5 + 0.5 * math.sin(phase - dot * 0.9)))
+            painter.setBrush(color)
+            painter.drawEllipse(QRectF(rect.left() + 2 + dot * 14, rect.center().y() - 4, 8, 8))
+        painter.restore()
+
+
+class RawNotice(PartPainter):
+    """A block type the app keeps for replay but cannot show (e.g. `server_tool_use`)."""
+
+    @staticmethod
+    def _text(part: Part) -> str:
+        return f"[{part.block.data.get('type', 'unknown')} block, not shown]"
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        return wrapped_height(env.theme.font("small"), self._text(part), width)
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        draw_wrapped(painter, rect, self._text(part), env.theme.font("small"), env.theme.color("muted"))
+
+
+class PendingRow(PartPainter):
+    """A stored message whose body is being loaded (normally replaced before it is ever painted)."""
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        return part.height
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        color = env.theme.color("border")
+        for line in range(min(4, rect.height() // 24)):
+            fill_rounded(painter, QRect(rect.left(), rect.top() + line * 24, rect.width() * (3 - line % 2) // 4, 12), 6, color)

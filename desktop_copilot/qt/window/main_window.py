@@ -1,0 +1,188 @@
+"""The main window: header with the model in use, the transcript, the error banner, the composer, a status
+bar with token usage and the Help menu. All behaviour lives in the controller; this wires signals and lays out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QPainter, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
+
+from desktop_copilot.core.models import Usage
+from desktop_copilot.qt.window.composer import Composer
+from desktop_copilot.qt.bridge.controller import ChatController, conversation_usage
+from desktop_copilot.qt.window.error_banner import ErrorBanner
+from desktop_copilot.qt.history.controller import install_history
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.window.styles import window_style_sheet
+from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.transcript.view import TranscriptView
+from desktop_copilot.qt.window.versions_ui import install_versions
+
+EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
+
+
+class ElidedLabel(PlainLabel):
+    """A one-line label that elides instead of forcing the window wider (long conversation titles)."""
+
+    def __init__(self, parent: QWidget | None = None, objectName: str = "") -> None:  # noqa: N803 - Qt name
+        super().__init__(parent, objectName=objectName)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt name
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
+        painter.drawText(self.contentsRect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+
+
+def show_in_file_manager(folder: Path) -> bool:
+    """Shows `folder` in the system's file manager."""
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def format_usage(usage: Usage) -> str:
+    text = f"Tokens: {usage.input_tokens:,} in · {usage.output_tokens:,} out"
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        text += f" · cache {usage.cache_read_tokens:,} read / {usage.cache_write_tokens:,} written"
+    return text
+
+
+class MainWindow(QMainWindow):
+    sig_closed = Signal()
+    sig_unexpected_error = Signal(str)
+    """An uncaught exception, in words for the banner (app/gui.py emits it, from any thread)."""
+
+    open_folder: Callable[[Path], bool] = staticmethod(show_in_file_manager)
+    """How Help ▸ Open log folder shows the folder; tests put a recorder here."""
+
+    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        controller.setParent(self)
+        controller.dialog_parent = self
+        self.setWindowTitle("Desktop Copilot")
+        self.resize(1100, 820)
+        self.setStyleSheet(window_style_sheet(DEFAULT_THEME))
+        self.title_label = ElidedLabel(objectName="conversationTitle")
+        self.model_label = PlainLabel(objectName="modelLabel")
+        self.view = TranscriptView(controller.model, parent=self)
+        self.banner = ErrorBanner()
+        self.composer = Composer()
+        self.usage_label = PlainLabel(objectName="usageLabel")
+        self._build_layout()
+        self._connect()
+        self.history = install_history(self)  # sidebar, search, File menu, Retry/Continue bar
+        self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
+        self.versions = install_versions(self)  # edit and resend, regenerate, earlier versions
+        self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
+        self.open_log_folder_action = self._build_help_menu()
+        self._refresh_header()
+        self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
+        self.view.scrollToBottom()
+        self.composer.focus()
+
+    def _build_layout(self) -> None:
+        header = QWidget(objectName="header")
+        header_row = QHBoxLayout(header)
+        header_row.setContentsMargins(20, 10, 20, 10)
+        header_row.addWidget(self.title_label, 1)
+        header_row.addWidget(self.model_label, 0)
+        bottom = QWidget(objectName="bottomArea")
+        bottom_row = QHBoxLayout(bottom)
+        bottom_row.setContentsMargins(DEFAULT_THEME.margin, 4, DEFAULT_THEME.margin, 14)
+        bottom_column = QVBoxLayout()
+        bottom_column.setSpacing(8)
+        bottom_column.addWidget(self.banner)
+        bottom_column.addWidget(self.composer)
+        holder = QWidget()
+        holder.setLayout(bottom_column)
+        bottom_column.setContentsMargins(0, 0, 0, 0)
+        holder.setMaximumWidth(DEFAULT_THEME.max_column_width + 8)
+        bottom_row.addWidget(holder)
+        central = QWidget(objectName="central")
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(header)
+        column.addWidget(self.view, 1)
+        column.addWidget(bottom)
+        self.setCentralWidget(central)
+        self.statusBar().addPermanentWidget(self.usage_label)
+
+    def _connect(self) -> None:
+        controller = self.controller
+        self.composer.sig_submitted.connect(self.send)
+        self.composer.sig_stop_requested.connect(controller.stop)
+        controller.sig_busy_changed.connect(self._on_busy_changed)
+        controller.sig_error.connect(self.banner.show_error)
+        self.sig_unexpected_error.connect(self.banner.show_error)
+        controller.sig_run_finished.connect(self._on_run_finished)
+        controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
+        controller.sig_send_rejected.connect(self._give_back)
+        controller.model.sig_message_appended.connect(lambda _id: self._refresh_header())
+
+    def _build_help_menu(self) -> QAction:
+        menu = self.menuBar().addMenu("&Help")
+        menu.setObjectName("helpMenu")
+        action = QAction("Open log folder", self, objectName="openLogFolderAction")
+        action.setToolTip("Show the folder with the app's log files, to attach to a bug report")
+        action.triggered.connect(self.open_log_folder)
+        menu.addAction(action)
+        return action
+
+    @property
+    def log_folder(self) -> Path:
+        return self.controller.session.runtime.paths.log_dir
+
+    def open_log_folder(self) -> None:
+        folder = self.log_folder
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        if not self.open_folder(folder):
+            self.banner.show_error(f"Could not open the log folder. It is at {folder}")
+
+    def _refresh_header(self) -> None:
+        conversation = self.controller.session.conversation
+        self.title_label.setText(conversation.title or "New chat")
+        self.model_label.setText(self.controller.model_name)
+        self.model_label.setToolTip("The model answering in this conversation")
+
+    # --- slots -----------------------------------------------------------------------
+
+    def send(self, text: str) -> bool:
+        self.banner.dismiss()
+        if not self.controller.send(text):
+            return False
+        self.view.follow()
+        return True
+
+    def _on_busy_changed(self, busy: bool) -> None:
+        self.composer.set_busy(busy)
+        self.view.set_live(busy)
+        self._refresh_header()
+        if busy:
+            self.statusBar().showMessage("Claude is replying…")
+        else:
+            self.statusBar().clearMessage()
+            self.composer.focus()
+
+    def _on_run_finished(self, outcome: str, detail: str) -> None:
+        if outcome in EARLY_END_OUTCOMES:
+            self.banner.show_error(detail or f"The reply ended early ({outcome}).")
+        elif outcome == "stopped":
+            self.statusBar().showMessage("Stopped. The partial reply was kept.", 5000)
+
+    def _give_back(self, text: str) -> None:
+        if not self.composer.text().strip():
+            self.composer.set_text(text)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
+        self.controller.stop()
+        super().closeEvent(event)
+        self.sig_closed.emit()
+

@@ -1,0 +1,186 @@
+"""The bar above the composer for a last reply that is not a whole answer: interrupted or failed (Retry,
+Continue), cut off at the output limit (Continue) or refused (Edit and resend). It is derived from the
+stored message each time, so it is back when the conversation is reopened; Retry and Continue run through
+ChatController.start_run as ordinary runs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+
+from desktop_copilot.core.config import model_output_cap
+from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role
+from desktop_copilot.qt.bridge.controller import ChatController
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+
+RECOVERABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
+CUT_OFF, REFUSED = "max_tokens", "refusal"
+"""Stop reasons of a completed reply that still needs a notice."""
+SESSION_METHODS = {"retry": "retry_last", "continue": "continue_reply"}
+"""Recovery action → the ChatSession coroutine method `(emit, confirm_loop) -> RunFinished` that runs it."""
+NOTICE_ACTIONS = {
+    MessageStatus.INTERRUPTED.value: ("retry", "continue"),
+    MessageStatus.FAILED.value: ("retry", "continue"),
+    CUT_OFF: ("continue",),
+    REFUSED: ("edit",),
+}
+"""Kind of notice → what the bar offers ("edit": edit and resend the user message the reply answered)."""
+
+
+def notice_kind(message: Message) -> str | None:
+    """"interrupted", "failed", "max_tokens" (cut off) or "refusal" for an assistant reply that needs a notice."""
+    if message.role is not Role.ASSISTANT:
+        return None
+    if message.status in RECOVERABLE:
+        return message.status.value
+    if message.status is MessageStatus.COMPLETED and message.stop_reason in (CUT_OFF, REFUSED):
+        return message.stop_reason
+    return None
+
+
+def noticed_reply(conversation: Conversation) -> Message | None:
+    """The conversation's last message when it is a reply that needs a notice."""
+    last = conversation.messages[-1] if conversation.messages else None
+    return last if last is not None and notice_kind(last) else None
+
+
+def answered_message(conversation: Conversation) -> Message | None:
+    """The last user message: the one a reply at the end of the conversation answers."""
+    return next((m for m in reversed(conversation.messages) if m.role is Role.USER), None)
+
+
+def supported_actions(session) -> list[str]:
+    return [action for action, method in SESSION_METHODS.items() if hasattr(session, method)]
+
+
+def start_recovery(controller: ChatController, action: str) -> bool:
+    """Run `action` ("retry" or "continue") on the open conversation; False when its last reply does not
+    offer that action or a run is in progress."""
+    session = controller.session
+    method = getattr(session, SESSION_METHODS[action], None)
+    reply = noticed_reply(session.conversation)
+    if method is None or reply is None or action not in NOTICE_ACTIONS[notice_kind(reply)]:
+        return False
+    model = controller.model
+
+    def run(emit, confirm_loop):
+        resynced = False
+
+        def forward(event) -> None:
+            nonlocal resynced
+            if not resynced:  # the session may have dropped or replaced messages: show what it holds now
+                resynced = True
+                model.set_messages(session.conversation.messages)
+            emit(event)
+
+        return method(forward, confirm_loop)
+
+    return controller.start_run(run)
+
+
+def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
+    """(title, detail) the bar shows for a reply with a notice of `kind`."""
+    if kind == CUT_OFF:
+        model = reply.model or session.conversation.model or session.runtime.config.model
+        limit = session.runtime.config.limit_reached(model, reply.usage.output_tokens)
+        cap = model_output_cap(model)
+        more = (f"{model} writes at most {cap:,} tokens per reply." if cap is not None and limit >= cap
+                else "A higher limit can be set in Settings ▸ Models.")
+        return (f"This reply was cut off at the output limit of {limit:,} tokens.",
+                f"Continue lets Claude carry on where it stopped. {more}")
+    if kind == REFUSED:
+        return "This request was declined.", reply.error or "Claude stopped without answering (stop reason: refusal)."
+    title = "This reply was interrupted." if kind == MessageStatus.INTERRUPTED.value else "This reply failed."
+    return title, f"{reply.error or ''} The text received so far is kept.".strip()
+
+
+def recovery_style_sheet(theme: Theme) -> str:
+    return f"""
+        QFrame#recoveryBar {{ background: {theme.card}; border: 1px solid {theme.border}; border-radius: 10px; }}
+        QLabel#recoveryTitle {{ color: {theme.text}; font-weight: 600; background: transparent; border: none; }}
+        QLabel#recoveryDetail {{ color: {theme.muted}; font-size: 9pt; background: transparent; border: none; }}
+        QPushButton#retryButton, QPushButton#continueButton, QPushButton#editResendButton {{
+            border-radius: 8px; padding: 5px 14px; font-weight: 600;
+        }}
+        QPushButton#retryButton {{ color: {theme.text}; background: {theme.user_bubble}; border: 1px solid {theme.border}; }}
+        QPushButton#retryButton:hover {{ background: {theme.row_selected}; }}
+        QPushButton#continueButton, QPushButton#editResendButton {{ color: white; background: {theme.accent}; border: none; }}
+        QPushButton#continueButton:hover, QPushButton#editResendButton:hover {{ background: #b5573a; }}
+    """
+
+
+class RecoveryBar(QFrame):
+    """Shown while the open conversation ends with a reply that needs a notice and no run is in progress."""
+
+    sig_started = Signal(str)
+    """A recovery run started: "retry" or "continue"."""
+    sig_edit_requested = Signal(object)
+    """Edit and resend was clicked for a refused reply: the user Message it answered (VersionsUI edits it)."""
+
+    def __init__(self, controller: ChatController, parent: QWidget | None = None, theme: Theme = DEFAULT_THEME) -> None:
+        super().__init__(parent, objectName="recoveryBar")
+        self.controller = controller
+        self.kind: str | None = None
+        """The notice shown ("interrupted", "failed", "max_tokens", "refusal"), None while hidden."""
+        self.setStyleSheet(recovery_style_sheet(theme))
+        self.title = PlainLabel(objectName="recoveryTitle")
+        self.detail = PlainLabel(objectName="recoveryDetail")
+        self.detail.setWordWrap(True)
+        self.retry_button = QPushButton("Retry", objectName="retryButton")
+        self.retry_button.setToolTip("Ask again for this reply; the interrupted text stays stored")
+        self.continue_button = QPushButton("Continue", objectName="continueButton")
+        self.continue_button.setToolTip("Let Claude carry on from where the reply stopped")
+        self.edit_button = QPushButton("Edit and resend…", objectName="editResendButton")
+        self.edit_button.setToolTip("Put your message back in the composer to rephrase it")
+        buttons = ((self.retry_button, "retry"), (self.continue_button, "continue"), (self.edit_button, "edit"))
+        for button, action in buttons:
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.clicked.connect(lambda _checked=False, a=action: self.start(a))
+        text = QVBoxLayout()
+        text.setSpacing(1)
+        text.addWidget(self.title)
+        text.addWidget(self.detail)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(14, 8, 10, 8)
+        row.setSpacing(8)
+        row.addLayout(text, 1)
+        for button, _action in buttons:
+            row.addWidget(button)
+        controller.sig_busy_changed.connect(lambda _busy: self.refresh())
+        self.refresh()
+
+    def refresh(self) -> None:
+        session = self.controller.session
+        reply = None if self.controller.busy else noticed_reply(session.conversation)
+        self.kind = notice_kind(reply) if reply is not None else None
+        offered = set(NOTICE_ACTIONS.get(self.kind, ())) & {*supported_actions(session), "edit"}
+        if reply is None or not offered:
+            self.kind = None
+            self.hide()
+            return
+        title, detail = notice_words(self.kind, reply, session)
+        self.title.setText(title)
+        self.detail.setText(detail)
+        self.retry_button.setVisible("retry" in offered)
+        self.continue_button.setVisible("continue" in offered and bool(reply.blocks))
+        self.edit_button.setVisible("edit" in offered and answered_message(session.conversation) is not None)
+        self.show()
+
+    def start(self, action: str) -> bool:
+        if action == "edit":
+            return self._request_edit()
+        started = start_recovery(self.controller, action)
+        if started:
+            self.hide()
+            self.sig_started.emit(action)
+        return started
+
+    def _request_edit(self) -> bool:
+        conversation = self.controller.session.conversation
+        reply = None if self.controller.busy else noticed_reply(conversation)
+        message = answered_message(conversation) if reply is not None and notice_kind(reply) == REFUSED else None
+        if message is None:
+            return False
+        self.sig_edit_requested.emit(message)
+        return True

@@ -1,0 +1,145 @@
+"""The real window against a loopback Anthropic + Tavily server: send through the composer, watch the
+thinking, tool card and Markdown arrive in the model; Stop mid-stream; a 401 shows the error banner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from desktop_copilot.core.models import MessageStatus, Role, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
+from tests.support.loopback import (
+    anthropic_error,
+    anthropic_text_reply,
+    anthropic_tool_reply,
+    corpus_chunks,
+    sse_response,
+    tavily_results,
+)
+
+ANSWER = "## 香港天气\n\n今天香港**多云**，气温 24–28 °C。\n\n```python\nprint('带伞')\n```\n"
+
+
+def _assistant(window):
+    return [m for m in window.controller.model.messages() if m.role is Role.ASSISTANT]
+
+
+def _type_and_send(qtbot, window, text: str) -> None:
+    window.composer.edit.insertPlainText(text)  # keyClicks asserts on non-ASCII characters
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+
+
+def test_thinking_tool_call_and_markdown_arrive_in_the_transcript(qtbot, loopback_env, make_window):
+    loopback = loopback_env
+    loopback.enqueue(
+        "/v1/messages",
+        sse_response(anthropic_tool_reply(
+            [("toolu_01", "tavily_search", {"query": "今天香港天气"})],
+            thinking="The user asks about Hong Kong weather today. I should search.",
+        )),
+        sse_response(anthropic_text_reply(ANSWER, pieces=12, msg_id="msg_test_0003")),
+    )
+    loopback.enqueue("/search", tavily_results("今天香港天气", [("HK Observatory", "https://www.hko.gov.hk", "Cloudy, 24-28 °C")]))
+    window = make_window()
+
+    _type_and_send(qtbot, window, "今天香港天气怎么样")
+
+    qtbot.waitUntil(lambda: window.composer.busy, timeout=2000)
+    qtbot.waitUntil(lambda: len(_assistant(window)) == 2 and not window.controller.busy, timeout=15000)
+    first, second = _assistant(window)
+    assert isinstance(first.blocks[0], ThinkingBlock) and first.blocks[0].ended_at is not None
+    call = first.blocks[1]
+    assert isinstance(call, ToolCallBlock) and call.status is ToolCallStatus.DONE
+    assert call.arguments == {"query": "今天香港天气"} and "HK Observatory" in call.result
+    assert isinstance(second.blocks[0], TextBlock) and second.blocks[0].text == ANSWER
+    assert second.status is MessageStatus.COMPLETED
+    assert window.composer.button.text() == "Send" and window.composer.text() == ""
+    assert window.banner.isHidden()
+    assert "Tokens:" in window.usage_label.text()
+    assert window.model_label.text()
+    assert [r.path for r in loopback.requests] == ["/v1/messages", "/search", "/v1/messages"]
+
+
+def test_corpus_stream_with_an_unknown_tool_gets_an_error_card(qtbot, loopback_env, make_window):
+    loopback_env.enqueue(
+        "/v1/messages",
+        sse_response(corpus_chunks("anthropic_thinking_tool_use_01.sse")),
+        sse_response(anthropic_text_reply("I could not check the weather.", msg_id="msg_test_0009")),
+    )
+    window = make_window()
+    assert window.send("What's the weather?")
+    qtbot.waitUntil(lambda: not window.controller.busy and len(_assistant(window)) == 2, timeout=15000)
+    call = _assistant(window)[0].tool_calls[0]
+    assert call.status is ToolCallStatus.ERROR and "Unknown tool" in call.result
+
+
+def test_stop_mid_stream_keeps_the_partial_reply_and_reenables_the_composer(qtbot, loopback_env, make_window):
+    slow = anthropic_text_reply("word " * 200, pieces=200)
+    loopback_env.enqueue("/v1/messages", sse_response(slow, delay=0.05))
+    window = make_window()
+    assert window.send("Write a long answer")
+    qtbot.waitUntil(lambda: bool(_assistant(window)) and len(_assistant(window)[0].text) > 20, timeout=10000)
+    assert window.composer.button.text() == "Stop"
+
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Escape)
+
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=5000)
+    reply = _assistant(window)[0]
+    assert reply.status is MessageStatus.STOPPED
+    assert 20 < len(reply.text) < len("word " * 200)
+    assert window.composer.button.text() == "Send" and not window.composer.busy
+    assert window.banner.isHidden()
+
+
+def test_a_401_shows_the_error_banner_under_the_transcript(qtbot, loopback_env, make_window):
+    loopback_env.enqueue("/v1/messages", anthropic_error(401, "authentication_error", "invalid x-api-key"))
+    window = make_window()
+    assert window.send("Hello")
+    qtbot.waitUntil(lambda: not window.banner.isHidden(), timeout=10000)
+    reply = _assistant(window)[0]
+    assert reply.status is MessageStatus.FAILED
+    assert window.banner.text() and window.banner.text() == reply.error
+    assert not window.controller.busy
+
+
+def test_missing_key_gives_the_text_back_and_explains(qtbot, qasync_loop, make_window, monkeypatch):
+    window = make_window()
+    _type_and_send(qtbot, window, "Hello there")
+    qtbot.waitUntil(lambda: not window.banner.isHidden(), timeout=5000)
+    assert "ANTHROPIC_API_KEY" in window.banner.text()
+    assert window.composer.text() == "Hello there"
+    assert window.controller.model.rowCount() == 0
+
+
+def test_gui_main_shows_the_window_before_importing_the_sdk_and_exits_cleanly(tmp_path):
+    script = textwrap.dedent(
+        """
+        import json, sys
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+        app = QApplication(["desktop-copilot"])
+        from desktop_copilot.app import gui
+        gui.WARM_IMPORT_DELAY_MS = 600_000
+        seen = {}
+        def check():
+            windows = [w for w in app.topLevelWidgets() if isinstance(w, gui.MainWindow) and w.isVisible()]
+            seen["visible_windows"] = len(windows)
+            seen["sdk_imported"] = "anthropic" in sys.modules
+            windows[0].close()
+        QTimer.singleShot(50, check)
+        seen["exit_code"] = gui.main([])
+        print(json.dumps(seen))
+        """
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_COPILOT_HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=90, cwd=Path(__file__).parents[3]
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"visible_windows": 1, "sdk_imported": False, "exit_code": 0}
+    assert (tmp_path / "data" / "conversations.sqlite3").exists()
