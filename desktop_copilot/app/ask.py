@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace) -> int:
-    from desktop_copilot.app.bootstrap import open_store, build_runtime
+    from desktop_copilot.core.bootstrap import open_store, build_runtime
     from desktop_copilot.core.chat import ChatSession
     from desktop_copilot.core.runtime import MissingKeyError
 

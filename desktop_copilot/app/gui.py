@@ -17,7 +17,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_copilot import resources
-from desktop_copilot.app.bootstrap import build_runtime, open_store
+from desktop_copilot.core.bootstrap import build_runtime, open_store
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.logs import (
     configure_logging,

@@ -249,7 +249,7 @@ def test_secret_values_are_accepted():
 def test_importing_the_core_does_not_import_keyring():
     code = (
         "import sys\n"
-        "from desktop_copilot.app.bootstrap import build_runtime\n"
+        "from desktop_copilot.core.bootstrap import build_runtime\n"
         "runtime = build_runtime(check_keyring=False)\n"
         "print('keyring' in sys.modules)\n"
     )
@@ -258,7 +258,7 @@ def test_importing_the_core_does_not_import_keyring():
 
 
 def test_build_runtime_warns_when_no_keyring_is_usable(monkeypatch):
-    from desktop_copilot.app.bootstrap import build_runtime
+    from desktop_copilot.core.bootstrap import build_runtime
 
     monkeypatch.setattr(keyring_store, "default_backend", fail.Keyring)
     runtime = build_runtime()
@@ -270,7 +270,7 @@ def test_build_runtime_warns_when_no_keyring_is_usable(monkeypatch):
 
 @pytest.mark.asyncio
 async def test_build_runtime_works_with_an_environment_key_and_no_keyring(monkeypatch):
-    from desktop_copilot.app.bootstrap import build_runtime
+    from desktop_copilot.core.bootstrap import build_runtime
 
     monkeypatch.setattr(keyring_store, "default_backend", fail.Keyring)
     monkeypatch.setenv("ANTHROPIC_API_KEY", VALUE)
@@ -285,7 +285,7 @@ async def test_build_runtime_works_with_an_environment_key_and_no_keyring(monkey
 
 
 def test_the_keyring_is_asked_before_the_environment(monkeypatch):
-    from desktop_copilot.app.bootstrap import build_runtime
+    from desktop_copilot.core.bootstrap import build_runtime
 
     backend = MemoryKeyring()
     monkeypatch.setattr(keyring_store, "default_backend", lambda: backend)

@@ -9,7 +9,7 @@ CHECK = """
 import sys
 import desktop_copilot.core.chat, desktop_copilot.core.runtime, desktop_copilot.core.agent.loop
 import desktop_copilot.core.storage.store, desktop_copilot.core.providers.anthropic_provider
-import desktop_copilot.app.ask, desktop_copilot.app.bootstrap
+import desktop_copilot.app.ask, desktop_copilot.core.bootstrap
 print(sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'anthropic', 'httpx')}))
 """
 

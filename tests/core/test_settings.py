@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from desktop_copilot.app.bootstrap import apply_settings, build_runtime, effective_config
+from desktop_copilot.core.bootstrap import apply_settings, build_runtime, effective_config
 from desktop_copilot.core import keyring_store
 from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_MODEL
 from desktop_copilot.core.paths import AppPaths

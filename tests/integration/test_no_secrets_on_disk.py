@@ -94,7 +94,7 @@ def app_log():
 
 
 def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_values, monkeypatch, capsys, app_log):  # noqa: F811
-    from desktop_copilot.app.bootstrap import build_runtime
+    from desktop_copilot.core.bootstrap import build_runtime
 
     monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
     monkeypatch.setenv("TAVILY_BASE_URL", loopback.url)

@@ -101,7 +101,7 @@ def test_command_line_round_trip_leaves_no_value_in_files(tmp_path):
         assert f"from keyring …{value[-4:]}" in listed.stdout
 
         check = (
-            "from desktop_copilot.app.bootstrap import apply_settings, build_runtime\n"
+            "from desktop_copilot.core.bootstrap import apply_settings, build_runtime\n"
             "runtime = build_runtime()\n"
             "apply_settings(runtime, runtime.settings.model_copy(update={'default_model': 'claude-test'}))\n"
             "found = runtime.keys.get('anthropic')\n"

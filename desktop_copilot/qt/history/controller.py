@@ -1,23 +1,18 @@
-"""Conversation history in the main window: HistoryController opens, creates and deletes conversations for
-the sidebar and keeps its list in step with runs; `install_history` adds the sidebar, recovery bar,
-search shortcuts and File menu to a MainWindow."""
+"""HistoryController: opens, creates and deletes conversations for the sidebar and keeps its list in step
+with runs (the window lays it out: qt/window/history_pane.py)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QMainWindow, QSplitter
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QMainWindow
 
 from desktop_copilot.core.models import Conversation
-from desktop_copilot.qt.history.conversation_list_model import ConversationListModel
 from desktop_copilot.core.transcript.lazy_conversation import open_conversation_lazily
-from desktop_copilot.qt.transcript.message_jump import jump_to_message
-from desktop_copilot.qt.window.recovery import RecoveryBar
+from desktop_copilot.qt.history.conversation_list_model import ConversationListModel
 from desktop_copilot.qt.history.search_results import SearchRunner
-from desktop_copilot.qt.history.sidebar import SIDEBAR_WIDTH, Sidebar
-from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.history.sidebar import Sidebar
+from desktop_copilot.qt.transcript.message_jump import jump_to_message
 
-SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+K")
 BUSY_MESSAGE = "Claude is still replying: stop the reply (Esc) before leaving this conversation."
 
 
@@ -33,9 +28,8 @@ class HistoryController(QObject):
         self.conversations = ConversationListModel(self.store, self)
         self.runner = SearchRunner(self.store, self)
         self.sidebar = Sidebar(self.conversations, self.runner)
-        self.recovery = RecoveryBar(self.controller)
         self.file_actions = None
-        """The File menu's HistoryActions, set by install_history."""
+        """The File menu's HistoryActions, set by install_history_pane."""
         self.sidebar.sig_new_requested.connect(self.new_conversation)
         self.sidebar.sig_open_requested.connect(self.open)
         self.sidebar.sig_result_activated.connect(self.open_result)
@@ -43,7 +37,6 @@ class HistoryController(QObject):
         self.conversations.sig_renamed.connect(self._on_renamed)
         self.controller.model.sig_message_appended.connect(lambda _id: self.sync_current())
         self.controller.sig_busy_changed.connect(lambda _busy: self.sync_current())
-        self.recovery.sig_started.connect(lambda _action: window.banner.dismiss())
         self.sidebar.select_conversation(self.current_id)
 
     @property
@@ -114,7 +107,6 @@ class HistoryController(QObject):
             self.conversations.upsert(conversation)
             self.sidebar.select_conversation(conversation.id)
             self.sig_current_changed.emit(conversation.id)
-        self.recovery.refresh()
 
     # --- internals -------------------------------------------------------------------
 
@@ -134,7 +126,6 @@ class HistoryController(QObject):
         self.window.banner.dismiss()
         self.window.view.follow()
         self.sidebar.select_conversation(conversation_id)
-        self.recovery.refresh()
         self.sig_current_changed.emit(conversation_id)
         return True
 
@@ -144,28 +135,3 @@ class HistoryController(QObject):
             self.sig_current_changed.emit(conversation_id)
         if self.sidebar.showing_results():
             self.runner.run_now()
-
-
-def install_history(window: QMainWindow) -> HistoryController:
-    """Put the sidebar left of the window's central widget, the recovery bar above the error banner, and
-    add Ctrl+F / Ctrl+K (search) and the File menu."""
-    from desktop_copilot.qt.history.file_actions import install_file_menu
-
-    history = HistoryController(window)
-    central = window.takeCentralWidget()
-    splitter = QSplitter(Qt.Orientation.Horizontal, objectName="mainSplitter")
-    splitter.setHandleWidth(1)
-    splitter.setStyleSheet(f"QSplitter#mainSplitter::handle {{ background: {DEFAULT_THEME.border}; }}")
-    splitter.addWidget(history.sidebar)
-    splitter.addWidget(central)
-    splitter.setStretchFactor(1, 1)
-    splitter.setCollapsible(1, False)
-    splitter.setSizes([SIDEBAR_WIDTH, max(400, window.width() - SIDEBAR_WIDTH)])
-    window.setCentralWidget(splitter)
-    column = window.banner.parentWidget().layout()
-    column.insertWidget(column.indexOf(window.banner), history.recovery)
-    for sequence in SEARCH_SHORTCUTS:
-        shortcut = QShortcut(QKeySequence(sequence), window)
-        shortcut.activated.connect(history.sidebar.focus_search)
-    history.file_actions = install_file_menu(window, history)
-    return history

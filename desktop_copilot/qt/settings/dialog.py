@@ -1,5 +1,5 @@
 """The settings dialog (Keys, Models, Tools) and its menu action: keys are saved to the keyring at once,
-everything else on OK/Apply through bootstrap.apply_settings."""
+everything else on OK/Apply through core.bootstrap.apply_settings."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
 )
 from pydantic import ValidationError
 
-from desktop_copilot.app.bootstrap import apply_settings, effective_config
+from desktop_copilot.core.bootstrap import apply_settings, effective_config
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks

@@ -6,11 +6,9 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
-from desktop_copilot.app.bootstrap import keyring_warning
-from desktop_copilot.core.keyring_store import KeyringKeys, standard_lookup
+from desktop_copilot.core.bootstrap import keyring_warning, make_editable
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
-from desktop_copilot.core.settings import SettingsFile
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.settings.dialog import SettingsDialog
 
@@ -25,24 +23,13 @@ def _runtime(window: QMainWindow) -> Runtime:
     return window.controller.session.runtime
 
 
-def _editable(runtime: Runtime) -> Runtime:
-    """A runtime built without bootstrap gets the key store and settings file the dialog edits."""
-    if runtime.key_store is None:
-        runtime.key_store = KeyringKeys()
-        runtime.keys = standard_lookup(runtime.key_store)
-    if runtime.settings is None:
-        runtime.settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)
-        runtime.settings = runtime.settings_file.load()
-    return runtime
-
-
 def open_settings(window: QMainWindow, page: str = "keys", intro: str = "") -> SettingsDialog:
     """Shows the (one) settings dialog, window-modal, on `page`; `intro` is shown above the keys."""
     dialog = open_dialog_of(window)
     if dialog is None:
         for closed in window.findChildren(SettingsDialog):
             closed.deleteLater()
-        dialog = SettingsDialog(_editable(_runtime(window)), window)
+        dialog = SettingsDialog(make_editable(_runtime(window)), window)
         dialog.sig_applied.connect(lambda: window.model_label.setText(window.controller.model_name))
         dialog.open()
     dialog.show_page(page)
@@ -78,7 +65,7 @@ def install_settings_action(window: QMainWindow) -> QAction:
 
 async def show_startup_notices(window: QMainWindow) -> None:
     """Start-up warnings (damaged settings, no keyring) in the banner; without an Anthropic key, the dialog."""
-    runtime = _editable(_runtime(window))
+    runtime = make_editable(_runtime(window))
     problems = list(runtime.warnings)
     if (problem := await off_gui_thread(keyring_warning, runtime.key_store)) and problem not in problems:
         problems.append(problem)

@@ -14,11 +14,12 @@ from desktop_copilot.core.models import Usage
 from desktop_copilot.qt.window.composer import Composer
 from desktop_copilot.qt.bridge.controller import ChatController, conversation_usage
 from desktop_copilot.qt.window.error_banner import ErrorBanner
-from desktop_copilot.qt.history.controller import install_history
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.window.styles import window_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.view import TranscriptView
+from desktop_copilot.qt.window.history_pane import install_history_pane
+from desktop_copilot.qt.window.recovery import RecoveryBar
 from desktop_copilot.qt.window.versions_ui import install_versions
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
@@ -70,12 +71,14 @@ class MainWindow(QMainWindow):
         self.model_label = PlainLabel(objectName="modelLabel")
         self.view = TranscriptView(controller.model, parent=self)
         self.banner = ErrorBanner()
+        self.recovery = RecoveryBar(controller)  # Retry / Continue / Edit under the last reply when it needs them
         self.composer = Composer()
         self.usage_label = PlainLabel(objectName="usageLabel")
         self._build_layout()
         self._connect()
-        self.history = install_history(self)  # sidebar, search, File menu, Retry/Continue bar
+        self.history = install_history_pane(self)  # sidebar, search, File menu
         self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
+        self.history.sig_current_changed.connect(lambda _id: self.recovery.refresh())
         self.versions = install_versions(self)  # edit and resend, regenerate, earlier versions
         self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
         self.open_log_folder_action = self._build_help_menu()
@@ -95,6 +98,7 @@ class MainWindow(QMainWindow):
         bottom_row.setContentsMargins(DEFAULT_THEME.margin, 4, DEFAULT_THEME.margin, 14)
         bottom_column = QVBoxLayout()
         bottom_column.setSpacing(8)
+        bottom_column.addWidget(self.recovery)
         bottom_column.addWidget(self.banner)
         bottom_column.addWidget(self.composer)
         holder = QWidget()
@@ -123,6 +127,9 @@ class MainWindow(QMainWindow):
         controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
         controller.sig_send_rejected.connect(self._give_back)
         controller.model.sig_message_appended.connect(lambda _id: self._refresh_header())
+        controller.model.sig_message_appended.connect(lambda _id: self.recovery.refresh())
+        controller.sig_busy_changed.connect(lambda _busy: self.recovery.refresh())
+        self.recovery.sig_started.connect(lambda _action: self.banner.dismiss())
 
     def _build_help_menu(self) -> QAction:
         menu = self.menuBar().addMenu("&Help")

@@ -335,8 +335,7 @@ def install_versions(window) -> VersionsUI:
     """Edit / regenerate / versions for `window`: the edit bar goes just above the composer, and the recovery
     bar's Edit and resend (for a refused reply) edits the message that was refused."""
     versions = VersionsUI(window)
-    if recovery := getattr(getattr(window, "history", None), "recovery", None):  # a refused reply's Edit and resend
-        recovery.sig_edit_requested.connect(versions.start_edit)
+    window.recovery.sig_edit_requested.connect(versions.start_edit)  # a refused reply's Edit and resend
     column = window.composer.parentWidget().layout()
     column.insertWidget(column.indexOf(window.composer), versions.bar)
     return versions

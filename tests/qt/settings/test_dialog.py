@@ -39,7 +39,7 @@ def keyring_backend(monkeypatch) -> MemoryKeyring:
 @pytest.fixture
 def app_window(make_window, loopback, monkeypatch):
     """The real window as gui.main builds it (bootstrap runtime, settings action), pointed at the loopback."""
-    from desktop_copilot.app.bootstrap import build_runtime
+    from desktop_copilot.core.bootstrap import build_runtime
 
     monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
     monkeypatch.setenv("TAVILY_BASE_URL", loopback.url)

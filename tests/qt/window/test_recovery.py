@@ -57,7 +57,7 @@ def recovering(make_window, monkeypatch):
 
 def test_an_interrupted_reply_offers_retry_and_continue(recovering):
     window, _calls = recovering
-    bar = window.history.recovery
+    bar = window.recovery
     assert bar.isVisible() and bar.retry_button.isVisible() and bar.continue_button.isVisible()
     assert bar.title.text() == "This reply was interrupted."
     assert "The app closed before this reply finished." in bar.detail.text()
@@ -66,28 +66,28 @@ def test_an_interrupted_reply_offers_retry_and_continue(recovering):
 def test_retry_replaces_the_interrupted_reply_in_the_transcript(qtbot, recovering):
     window, calls = recovering
     window.banner.show_error("The connection closed before the reply finished.")
-    qtbot.mouseClick(window.history.recovery.retry_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.recovery.retry_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.controller.busy)
     assert calls == ["retry"]
     messages = window.controller.model.messages()
     assert [(m.role, m.text) for m in messages] == [(Role.USER, "Summarise 红楼梦"), (Role.ASSISTANT, "A fresh answer.")]
     assert messages[1].status is MessageStatus.COMPLETED
-    assert window.history.recovery.isHidden() and window.banner.isHidden()
+    assert window.recovery.isHidden() and window.banner.isHidden()
 
 
 def test_continue_appends_to_the_kept_reply(qtbot, recovering):
     window, calls = recovering
-    qtbot.mouseClick(window.history.recovery.continue_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.recovery.continue_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.controller.busy)
     assert calls == ["continue"]
     assert window.controller.model.messages()[-1].text == PARTIAL + " continued."
-    assert window.history.recovery.isHidden()
+    assert window.recovery.isHidden()
 
 
 def test_the_bar_follows_the_open_conversation(recovering):
     window, _calls = recovering
     window.history.new_conversation()
-    assert window.history.recovery.isHidden()
+    assert window.recovery.isHidden()
 
 
 def test_only_unfinished_assistant_replies_count():  # a stopped reply needs no notice: the user stopped it
@@ -109,7 +109,7 @@ def test_retry_with_the_real_session_archives_the_cut_off_reply(qtbot, make_wind
     conversation = seed_app_store(_seed_interrupted)
     loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply("A complete summary.", pieces=3)))
     window = make_window()
-    qtbot.mouseClick(window.history.recovery.retry_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.recovery.retry_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
     assert [m.text for m in window.controller.model.messages()] == ["Summarise 红楼梦", "A complete summary."]
     stored = window.controller.session.store.load_conversation(conversation.id)
@@ -117,14 +117,14 @@ def test_retry_with_the_real_session_archives_the_cut_off_reply(qtbot, make_wind
     assert window.controller.session.version_anchors() == {1: 1}  # the cut-off reply is kept as an earlier version
     sent = loopback_env.requests[0].json()["messages"]
     assert [turn["role"] for turn in sent] == ["user"]
-    assert window.history.recovery.isHidden()
+    assert window.recovery.isHidden()
 
 
 def test_continue_with_the_real_session_keeps_the_partial_reply(qtbot, make_window, loopback_env):
     seed_app_store(_seed_interrupted)
     loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply(" goes on.", pieces=2)))
     window = make_window()
-    qtbot.mouseClick(window.history.recovery.continue_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.recovery.continue_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
     texts = [m.text for m in window.controller.model.messages()]
     assert texts[:2] == ["Summarise 红楼梦", PARTIAL] and texts[-1] == " goes on."

@@ -36,7 +36,7 @@ def test_a_cut_off_reply_shows_the_limit_and_continue_carries_on_from_the_partia
     loopback_env.enqueue("/v1/messages", cut_off_stream(), sse_response(anthropic_text_reply(REST, pieces=2)))
     window = make_window()
     send(qtbot, window, "Write a parser")
-    bar = window.history.recovery
+    bar = window.recovery
     assert bar.isVisible() and bar.kind == "max_tokens"
     assert bar.title.text() == CUT_OFF_TITLE
     assert bar.continue_button.isVisible() and not bar.retry_button.isVisible() and not bar.edit_button.isVisible()
@@ -62,14 +62,14 @@ def test_the_cut_off_notice_survives_reopening_the_conversation(qtbot, make_wind
     window = make_window()
     send(qtbot, window, "Write a parser")
     conversation_id = window.controller.session.conversation.id
-    history, bar = window.history, window.history.recovery
+    history, bar = window.history, window.recovery
     assert bar.isVisible()
     history.new_conversation()
     assert bar.isHidden()
     assert history.open(conversation_id)
     assert bar.isVisible() and bar.title.text() == CUT_OFF_TITLE and bar.continue_button.isVisible()
     reopened = make_window()  # a second start of the app on the same database
-    assert reopened.history.recovery.isVisible() and reopened.history.recovery.title.text() == CUT_OFF_TITLE
+    assert reopened.recovery.isVisible() and reopened.recovery.title.text() == CUT_OFF_TITLE
 
 
 def _seed_cut_off(store):
@@ -83,7 +83,7 @@ def _seed_cut_off(store):
 def test_a_stored_cut_off_reply_of_an_older_model_names_that_models_maximum(make_window):
     seed_app_store(_seed_cut_off)
     window = make_window()
-    bar = window.history.recovery
+    bar = window.recovery
     assert bar.isVisible()
     assert bar.title.text() == "This reply was cut off at the output limit of 8,192 tokens."
     assert "claude-3-5-haiku-20241022 writes at most 8,192 tokens" in bar.detail.text()
@@ -93,7 +93,7 @@ def test_a_refused_reply_shows_why_and_edit_and_resend_puts_the_message_back(qtb
     loopback_env.enqueue("/v1/messages", refusal_stream())
     window = make_window()
     send(qtbot, window, "Write an exploit")
-    bar = window.history.recovery
+    bar = window.recovery
     assert bar.isVisible() and bar.kind == "refusal"
     assert bar.title.text() == "This request was declined."
     assert not bar.continue_button.isVisible() and not bar.retry_button.isVisible()

@@ -1,4 +1,5 @@
-"""Builds the core for a process (runtime, store) the same way for the window and the command line."""
+"""The one place that builds the core for a process (runtime, store), the same way for the window and the
+command line, and applies edited settings to a running one."""
 
 from __future__ import annotations
 
@@ -68,3 +69,15 @@ def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
     if store.backup_path is not None and warnings is not None:
         warnings.append(f"The database was upgraded; the previous version was kept at {store.backup_path}.")
     return store
+
+
+def make_editable(runtime: Runtime) -> Runtime:
+    """Gives a runtime built without `build_runtime` (tests, benchmarks) the key store and settings file
+    the settings dialog edits; a runtime from `build_runtime` is returned as it is."""
+    if runtime.key_store is None:
+        runtime.key_store = KeyringKeys()
+        runtime.keys = standard_lookup(runtime.key_store)
+    if runtime.settings is None:
+        runtime.settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)
+        runtime.settings = runtime.settings_file.load()
+    return runtime
