@@ -82,10 +82,8 @@ class ChatSession:
         run = await self.runtime.prepare_run()
         self.ensure_history()
         anchor = self._last_user_index() + 1
-        self._archive_from(anchor)
+        self._archive_from(anchor, emit)
         return await self._run(run, emit, confirm_loop)
-
-    retry_last = regenerate
 
     async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace a user message with `text` and resend; it and everything after it are kept as
@@ -95,7 +93,7 @@ class ChatSession:
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
             raise NothingToDoError("Only your own messages can be edited.")
-        self._archive_from(anchor)
+        self._archive_from(anchor, emit)
         return await self._send(run, text, emit, confirm_loop)
 
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
@@ -115,17 +113,19 @@ class ChatSession:
         """Positions that have earlier versions -> how many."""
         return self._archive().anchors(self.conversation.id) if self.store else {}
 
-    def switch_version(self, tail_id: str) -> None:
-        """Make an earlier version the active one; the current tail becomes an earlier version."""
+    def switch_version(self, tail_id: str, emit: Emit) -> None:
+        """Make an earlier version the active one; the current tail becomes an earlier version. `emit`
+        gets the HistoryChanged that says so."""
         if self.store is None:
             raise NothingToDoError("Versions are kept only for saved conversations.")
         self.ensure_history()
         archive = self._archive()
         restored = archive.restore(self.conversation.id, tail_id)
-        self._archive_from(restored.anchor)
+        archived = self._archive_tail(restored.anchor)
         self.conversation.messages.extend(restored.messages)
         for seq, message in enumerate(self.conversation.messages[restored.anchor:], start=restored.anchor):
             self.store.save_message(self.conversation.id, seq, message)
+        emit(ev.HistoryChanged(anchor=restored.anchor, archived_ids=archived, current=list(restored.messages)))
 
     async def _run(self, run: RunResources, emit: Emit, confirm_loop: ConfirmLoop | None,
                    first: ev.Event | None = None) -> ev.RunFinished:
@@ -147,11 +147,17 @@ class ChatSession:
         assert self.store is not None
         return TailArchive(self.store)
 
-    def _archive_from(self, anchor: int) -> None:
+    def _archive_tail(self, anchor: int) -> list[str]:
+        """Keep the messages from `anchor` on as an earlier version and drop them; their ids."""
         tail = self.conversation.messages[anchor:]
         if self.store is not None:
             self._archive().archive(self.conversation.id, anchor, tail)
         del self.conversation.messages[anchor:]
+        return [message.id for message in tail]
+
+    def _archive_from(self, anchor: int, emit: Emit) -> None:
+        """`_archive_tail`, told on the event stream (a new reply or message follows)."""
+        emit(ev.HistoryChanged(anchor=anchor, archived_ids=self._archive_tail(anchor)))
 
     def _last_user_index(self) -> int:
         for index in range(len(self.conversation.messages) - 1, -1, -1):

@@ -3,7 +3,7 @@
 Provider events describe one assistant message as it streams (`start`, `text_*`,
 `thinking_*`, `toolcall_*`, `raw_block`, `usage`, `done`, `error`). Loop events describe what
 the agent loop does around them (`message_created`, `tool_status`, `loop_detected`,
-`run_finished`). Every event names the message it belongs to once the loop has routed it.
+`run_finished`), and the session says when it replaces part of the history (`history_changed`). Every event names the message it belongs to once the loop has routed it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ class Event:
             value = getattr(self, f.name)
             if isinstance(value, Message | Usage):
                 value = value.model_dump(mode="json")
+            elif isinstance(value, list) and value and isinstance(value[0], Message):
+                value = [message.model_dump(mode="json") for message in value]
             out[f.name] = value
         return out
 
@@ -181,6 +183,18 @@ class LoopDetected(Event):
     name: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
     repeats: int = 3
+
+
+@dataclass(slots=True)
+class HistoryChanged(Event):
+    """The conversation changed from position `anchor` on outside a reply: the messages there were kept as
+    an earlier version (regenerate, edit, switching versions), and `current` took their place (a version
+    switched back to; empty when a new reply is about to follow)."""
+
+    kind: ClassVar[str] = "history_changed"
+    anchor: int = 0
+    archived_ids: list[str] = field(default_factory=list)
+    current: list[Message] = field(default_factory=list)
 
 
 RunOutcome = Literal["completed", "refused", "round_limit", "loop", "stopped", "failed", "interrupted"]

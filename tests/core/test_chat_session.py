@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_copilot.core import events as ev
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.history import CONTINUE_INSTRUCTION
@@ -53,9 +54,13 @@ async def test_send_titles_and_stores_the_conversation(session, loopback):
 async def test_regenerate_keeps_the_old_reply_as_an_earlier_version(session, loopback):
     loopback.enqueue("/v1/messages", sse_response(anthropic_text_reply("first")), sse_response(anthropic_text_reply("second")))
     await session.send("q", lambda e: None)
-    await session.regenerate(lambda e: None)
+    first_reply = session.conversation.messages[1]
+    events: list[ev.Event] = []
+    await session.regenerate(events.append)
     await close(session)
     assert texts(session) == [("user", "q"), ("assistant", "second")]
+    assert events[0] == ev.HistoryChanged(anchor=1, archived_ids=[first_reply.id])  # said before the new reply
+    assert isinstance(events[1], ev.MessageCreated) and events[1].message is session.conversation.messages[1]
     assert [m["role"] for m in sent_messages(loopback)["messages"]] == ["user"]
     versions = session.versions(1)
     assert [[m.text for m in v.messages] for v in versions] == [["first"]]
@@ -63,8 +68,11 @@ async def test_regenerate_keeps_the_old_reply_as_an_earlier_version(session, loo
     reloaded = session.store.load_conversation(session.conversation.id)
     assert [m.text for m in reloaded.messages] == ["q", "second"]
 
-    session.switch_version(versions[0].id)
+    second_reply = session.conversation.messages[1]
+    switched: list[ev.Event] = []
+    session.switch_version(versions[0].id, switched.append)
     assert texts(session) == [("user", "q"), ("assistant", "first")]
+    assert switched == [ev.HistoryChanged(anchor=1, archived_ids=[second_reply.id], current=[session.conversation.messages[1]])]
     assert [m.text for m in session.store.load_conversation(session.conversation.id).messages] == ["q", "first"]
     assert [[m.text for m in v.messages] for v in session.versions(1)] == [["second"]]
 

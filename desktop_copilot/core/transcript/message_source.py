@@ -29,6 +29,11 @@ class MessageSource:
         self._cache.pop(message.id, None)
         self._held[message.id] = message
 
+    def release(self, message_id: str) -> None:
+        """The model no longer shows `message_id` (it became an earlier version)."""
+        self._held.pop(message_id, None)
+        self._cache.pop(message_id, None)
+
     def peek(self, message_id: str) -> Message | None:
         """The message if it is in memory; never touches the store."""
         message = self._held.get(message_id)

@@ -43,7 +43,9 @@ class ChatController(QObject):
     sig_usage_changed = Signal(object)
     """The conversation's summed Usage."""
     sig_send_rejected = Signal(str)
-    """Nothing was sent (e.g. no API key): the text, so the composer can give it back."""
+    """Nothing was sent (e.g. no API key, or stopped while the keys were read): the text that was not sent."""
+    sig_user_message_sent = Signal(str)
+    """The user's message is in the conversation (the send was accepted): its text."""
 
     def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -56,8 +58,6 @@ class ChatController(QObject):
         self._user_message_sent = False
         self._frame = QTimer(self, singleShot=True, interval=FRAME_MS)
         self._frame.timeout.connect(self.flush)
-        self.flushes = 0
-        """How many times dirty rows were pushed to the model (for tests and benchmarks)."""
         model.set_messages(session.conversation.messages)
 
     @property
@@ -139,8 +139,15 @@ class ChatController(QObject):
         """Called by the core for every event, after it updated the message snapshot."""
         if isinstance(event, ev.MessageCreated):
             self.flush()
-            self._user_message_sent |= event.message.role is Role.USER
             self.model.append_message(event.message)
+            if event.message.role is Role.USER:
+                self._user_message_sent = True
+                self.sig_user_message_sent.emit(event.message.text)
+            return
+        if isinstance(event, ev.HistoryChanged):  # part of the conversation became an earlier version
+            self.flush()
+            self.model.replace_from(event.anchor, event.current)
+            self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
             return
         if event.message_id:
             self._dirty[event.message_id] = None
@@ -158,7 +165,6 @@ class ChatController(QObject):
         """Push every changed row to the model now (one dataChanged per row)."""
         self._frame.stop()
         if self._dirty:
-            self.flushes += 1
             dirty, self._dirty = self._dirty, {}
             for message_id in dirty:
                 self.model.message_changed(message_id)

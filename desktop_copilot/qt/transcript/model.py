@@ -145,6 +145,27 @@ class TranscriptModel(QAbstractListModel):
             self.endInsertRows()
         self.sig_message_appended.emit(message.id)
 
+    def replace_from(self, position: int, messages: list[Message]) -> None:
+        """The conversation changed from `position` on (its messages there became an earlier version): their
+        rows are removed and `messages` shown in their place (one remove, then one insert per message)."""
+        position = max(0, min(position, len(self._order)))
+        removed = self._order[position:]
+        first = self._first_row(position)
+        has_rows = first < len(self._rows)
+        if has_rows:
+            self.beginRemoveRows(QModelIndex(), first, len(self._rows) - 1)
+        del self._rows[first:], self._order[position:], self._spans[position:], self._starts[position + 1 :]
+        self._valid = min(self._valid, position)
+        for message_id in removed:
+            del self._position[message_id]
+            self._segmenters.pop(message_id, None)
+            self._expanded.pop(message_id, None)
+            self.source.release(message_id)
+        if has_rows:
+            self.endRemoveRows()
+        for message in messages:
+            self.append_message(message)
+
     def message_changed(self, message_id: str) -> bool:
         """Re-segment `message_id` and report only what changed; False when the model does not hold it."""
         position = self._position.get(message_id)

@@ -41,7 +41,7 @@ class TranscriptView(RowView):
         """Checks and opens clicked links; replace it (or its open_url / confirm) to open nothing in tests."""
         self.delegate.sig_link_clicked.connect(lambda href, text: self.link_opener.activate(href, text))
         self.menu_extenders: list[Callable[[QMenu, QModelIndex], None]] = []
-        """Called with the context menu and the row's index before it is shown (e.g. versions_ui)."""
+        """Called with the context menu and the row's index before it is shown (e.g. the reply actions and the version switcher)."""
         self.overlay_painters: list[Callable[[QPainter], None]] = []
         """Called after the rows are painted, with a painter on the viewport (e.g. the version switcher)."""
 

@@ -103,9 +103,13 @@ class Composer(QFrame):
         text = self.text().strip()
         if self.busy or not text:
             return False
-        self.edit.clear()
-        self.sig_submitted.emit(text)
+        self.sig_submitted.emit(text)  # the text stays until the message is sent (accept_sent)
         return True
+
+    def accept_sent(self, text: str) -> None:
+        """The message `text` is in the conversation: clear the box, unless it was changed meanwhile."""
+        if self.text().strip() == text.strip():
+            self.edit.clear()
 
     def _clicked(self) -> None:
         if self.busy:

@@ -20,7 +20,8 @@ from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.view import TranscriptView
 from desktop_copilot.qt.window.history_pane import install_history_pane
 from desktop_copilot.qt.window.recovery import RecoveryBar
-from desktop_copilot.qt.window.versions_ui import install_versions
+from desktop_copilot.qt.window.reply_actions import ReplyActions
+from desktop_copilot.qt.window.version_switcher import VersionSwitcher
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
 
@@ -79,8 +80,14 @@ class MainWindow(QMainWindow):
         self.history = install_history_pane(self)  # sidebar, search, File menu
         self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
         self.history.sig_current_changed.connect(lambda _id: self.recovery.refresh())
-        self.versions = install_versions(self)  # edit and resend, regenerate, earlier versions
+        self.edits = ReplyActions(self)  # edit and resend, regenerate
+        self.versions = VersionSwitcher(controller, self.view, self)  # earlier versions: switcher and menu
+        self.versions.blocked = lambda: self.edits.editing is not None
+        self.versions.sig_failed.connect(self.banner.show_error)
         self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
+        self.recovery.sig_edit_requested.connect(self.edits.start_edit)  # a refused reply's Edit and resend
+        column = self.composer.parentWidget().layout()
+        column.insertWidget(column.indexOf(self.composer), self.edits.bar)
         self.open_log_folder_action = self._build_help_menu()
         self._refresh_header()
         self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
@@ -125,7 +132,7 @@ class MainWindow(QMainWindow):
         self.sig_unexpected_error.connect(self.banner.show_error)
         controller.sig_run_finished.connect(self._on_run_finished)
         controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
-        controller.sig_send_rejected.connect(self._give_back)
+        controller.sig_user_message_sent.connect(self._on_message_sent)
         controller.model.sig_message_appended.connect(lambda _id: self._refresh_header())
         controller.model.sig_message_appended.connect(lambda _id: self.recovery.refresh())
         controller.sig_busy_changed.connect(lambda _busy: self.recovery.refresh())
@@ -162,6 +169,10 @@ class MainWindow(QMainWindow):
     # --- slots -----------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
+        """The composer's send: an edit and resend while a message is being edited, a new message otherwise.
+        The composer keeps the text until the message is in the conversation."""
+        if self.edits.editing is not None:
+            return self.edits.resend(text)
         self.banner.dismiss()
         if not self.controller.send(text):
             return False
@@ -184,9 +195,9 @@ class MainWindow(QMainWindow):
         elif outcome == "stopped":
             self.statusBar().showMessage("Stopped. The partial reply was kept.", 5000)
 
-    def _give_back(self, text: str) -> None:
-        if not self.composer.text().strip():
-            self.composer.set_text(text)
+    def _on_message_sent(self, text: str) -> None:
+        if self.edits.editing is None:
+            self.composer.accept_sent(text)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
         self.controller.stop()

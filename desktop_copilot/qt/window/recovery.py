@@ -17,7 +17,7 @@ from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 RECOVERABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 CUT_OFF, REFUSED = "max_tokens", "refusal"
 """Stop reasons of a completed reply that still needs a notice."""
-SESSION_METHODS = {"retry": "retry_last", "continue": "continue_reply"}
+SESSION_METHODS = {"retry": "regenerate", "continue": "continue_reply"}
 """Recovery action → the ChatSession coroutine method `(emit, confirm_loop) -> RunFinished` that runs it."""
 NOTICE_ACTIONS = {
     MessageStatus.INTERRUPTED.value: ("retry", "continue"),
@@ -58,25 +58,11 @@ def start_recovery(controller: ChatController, action: str) -> bool:
     """Run `action` ("retry" or "continue") on the open conversation; False when its last reply does not
     offer that action or a run is in progress."""
     session = controller.session
-    method = getattr(session, SESSION_METHODS[action], None)
+    method = getattr(session, SESSION_METHODS[action])
     reply = noticed_reply(session.conversation)
-    if method is None or reply is None or action not in NOTICE_ACTIONS[notice_kind(reply)]:
+    if reply is None or action not in NOTICE_ACTIONS[notice_kind(reply)]:
         return False
-    model = controller.model
-
-    def run(emit, confirm_loop):
-        resynced = False
-
-        def forward(event) -> None:
-            nonlocal resynced
-            if not resynced:  # the session may have dropped or replaced messages: show what it holds now
-                resynced = True
-                model.set_messages(session.conversation.messages)
-            emit(event)
-
-        return method(forward, confirm_loop)
-
-    return controller.start_run(run)
+    return controller.start_run(method)
 
 
 def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:

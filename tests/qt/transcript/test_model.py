@@ -165,3 +165,26 @@ def test_a_long_list_handed_over_is_cut_into_rows_as_it_is_shown(qtbot):
     assert model.rowCount() == 1000 and model.has_pending(0, 959) and not model.has_pending(960, 999)
     assert model.fetch(0, 4) == 5 and model.segment_at(0).kind == "user" and model.message_at(0) is messages[0]
     assert model.source.loads == 0  # all were in memory already
+
+
+def _reply(text: str) -> Message:
+    return Message(role=Role.ASSISTANT, blocks=[TextBlock(text=text)], status=MessageStatus.COMPLETED)
+
+
+def test_replace_from_removes_the_archived_rows_and_shows_the_restored_ones(qtbot):
+    model = TranscriptModel()
+    kept, old_reply, restored = Message.user("q"), _reply("old answer"), _reply("earlier answer")
+    model.set_messages([kept, old_reply])
+    removed, inserted, resets = [], [], []
+    model.rowsRemoved.connect(lambda _parent, first, last: removed.append((first, last)))
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    model.modelReset.connect(lambda: resets.append(1))
+    first_row = model.row_of(old_reply.id)
+
+    model.replace_from(1, [restored])
+
+    assert model.message_ids() == [kept.id, restored.id]
+    assert removed == [(first_row, model.rowCount() - 1)] and resets == []
+    assert inserted and inserted[0][0] == first_row
+    assert model.row_of(old_reply.id) is None and model.source.peek(old_reply.id) is None
+    assert model.message_at(model.row_of(restored.id)).text == "earlier answer"

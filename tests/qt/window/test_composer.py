@@ -16,11 +16,21 @@ def composer(qtbot):
     return composer
 
 
-def test_enter_submits_and_clears(qtbot, composer):
+def test_enter_submits_and_the_text_stays_until_the_message_is_sent(qtbot, composer):
     qtbot.keyClicks(composer.edit, "Hello")
     with qtbot.waitSignal(composer.sig_submitted) as submitted:
         qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
-    assert submitted.args == ["Hello"] and composer.text() == ""
+    assert submitted.args == ["Hello"] and composer.text() == "Hello"
+    composer.accept_sent("Hello")
+    assert composer.text() == ""
+
+
+def test_text_changed_before_the_send_was_accepted_is_kept(qtbot, composer):
+    composer.set_text("Hello")
+    assert composer.submit()
+    composer.set_text("Hello, and one more thing")
+    composer.accept_sent("Hello")
+    assert composer.text() == "Hello, and one more thing"
 
 
 def test_shift_enter_adds_a_line(qtbot, composer):

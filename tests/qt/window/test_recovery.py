@@ -1,5 +1,5 @@
 """The Retry / Continue bar for a reply that was interrupted or failed: the Qt wiring with scripted
-ChatSession.retry_last / continue_reply, then the real session against a loopback server."""
+ChatSession.regenerate / continue_reply, then the real session against a loopback server."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def _scripted(calls: list[str], name: str):
     async def run(self, emit, confirm_loop):
         calls.append(name)
         if name == "retry":
-            self.conversation.messages.pop()  # the core keeps it stored as an earlier version
+            archived = self.conversation.messages.pop()  # the core keeps it stored as an earlier version, and says so
+            emit(ev.HistoryChanged(anchor=len(self.conversation.messages), archived_ids=[archived.id]))
             reply = Message.assistant("m")
             self.conversation.messages.append(reply)
             emit(ev.MessageCreated(message=reply, message_id=reply.id))
@@ -47,7 +48,7 @@ def _scripted(calls: list[str], name: str):
 @pytest.fixture
 def recovering(make_window, monkeypatch):
     calls: list[str] = []
-    monkeypatch.setattr(ChatSession, "retry_last", _scripted(calls, "retry"), raising=False)
+    monkeypatch.setattr(ChatSession, "regenerate", _scripted(calls, "retry"))
     monkeypatch.setattr(ChatSession, "continue_reply", _scripted(calls, "continue"), raising=False)
     seed_app_store(lambda store: seed_conversation(
         store, "Red Chamber", [("Summarise 红楼梦", PARTIAL)], last_status=MessageStatus.INTERRUPTED,

@@ -102,10 +102,10 @@ def test_a_refused_reply_shows_why_and_edit_and_resend_puts_the_message_back(qtb
     assert "Exploit code." in bar.detail.text()
 
     qtbot.mouseClick(bar.edit_button, Qt.MouseButton.LeftButton)
-    assert window.versions.editing is not None and window.composer.text() == "Write an exploit"
+    assert window.edits.editing is not None and window.composer.text() == "Write an exploit"
 
     conversation_id = window.controller.session.conversation.id
-    window.versions.cancel_edit()
+    window.edits.cancel_edit()
     window.history.new_conversation()
     assert bar.isHidden()
     window.history.open(conversation_id)

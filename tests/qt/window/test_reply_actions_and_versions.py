@@ -23,7 +23,8 @@ def _menu_actions(window, message_id: str) -> dict:
     """The transcript's context-menu entries for `message_id`'s first row, submenus flattened, by text."""
     model = window.controller.model
     menu = QMenu(window.view)
-    window.versions.extend_menu(menu, model.index(model.row_of(message_id), 0))
+    for extend in window.view.menu_extenders:  # as the view builds its context menu
+        extend(menu, model.index(model.row_of(message_id), 0))
     found = {}
     for action in menu.actions():
         found[action.text()] = action
@@ -47,8 +48,11 @@ def test_regenerate_replaces_the_last_reply_and_keeps_the_old_one(qtbot, make_wi
     old_reply = _message(window, Role.ASSISTANT)
     assert "Edit and resend…" not in _menu_actions(window, old_reply.id)
 
+    resets = []
+    window.controller.model.modelReset.connect(lambda: resets.append(1))
     _menu_actions(window, old_reply.id)["Regenerate reply"].trigger()
     _wait_idle(qtbot, window)
+    assert resets == []  # the model followed the HistoryChanged event; nothing re-read the session
 
     assert _texts(window) == ["Write a haiku", "New haiku"]
     assert _stored(window, conversation.id) == ["Write a haiku", "New haiku"]
@@ -94,9 +98,9 @@ def test_regenerate_is_offered_only_for_the_last_reply_and_not_while_busy(qtbot,
     window = make_window()
     assert "Regenerate reply" not in _menu_actions(window, _message(window, Role.ASSISTANT, 0).id)
     last = _message(window, Role.ASSISTANT)
-    assert window.versions.regenerate()
+    assert window.edits.regenerate()
     qtbot.waitUntil(lambda: window.controller.busy)
-    assert not window.versions.regenerate()  # one run at a time
+    assert not window.edits.regenerate()  # one run at a time
     first_user = _message(window, Role.USER, 0)
     assert not _menu_actions(window, first_user.id)["Edit and resend…"].isEnabled()
     _wait_idle(qtbot, window)
@@ -108,7 +112,7 @@ def test_edit_and_resend_replaces_the_tail_and_switching_back_restores_it(qtbot,
     conversation = seed_app_store(lambda store: seed_conversation(store, "Two", [("Q1", "A1"), ("Q2", "A2")]))
     loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply("A1 for the edit", pieces=2)))
     window = make_window()
-    composer, bar = window.composer, window.versions.bar
+    composer, bar = window.composer, window.edits.bar
     composer.set_text("a half-typed draft")
     first_user = _message(window, Role.USER, 0)
 
@@ -146,7 +150,7 @@ def test_edit_mode_ends_when_another_conversation_opens(qtbot, make_window):
                                         for title, age in (("Older", 1), ("Newer", 0))])
     window = make_window()
     window.composer.set_text("draft")
-    assert window.versions.start_edit(_message(window, Role.USER))
+    assert window.edits.start_edit(_message(window, Role.USER))
     assert window.history.open(ids[0])
-    assert window.versions.editing is None and window.versions.bar.isHidden()
+    assert window.edits.editing is None and window.edits.bar.isHidden()
     assert window.composer.text() == "draft"
