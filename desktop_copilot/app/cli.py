@@ -21,15 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(DEBUG_FLAG, action="store_true", help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from desktop_copilot.app import ask
+    from desktop_copilot.app import ask, keys_cli
 
     ask.add_parser(commands)
-    try:
-        from desktop_copilot.app import keys_cli
-    except ImportError:  # pragma: no cover - the keys command arrives with the key store
-        keys_cli = None
-    if keys_cli is not None:
-        keys_cli.add_parser(commands)
+    keys_cli.add_parser(commands)
     _accept_debug_anywhere(commands)
     return parser
 

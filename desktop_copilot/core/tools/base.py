@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -85,7 +85,3 @@ def find_tool(tools: list[Tool], name: str) -> Tool | None:
         return exact[name]
     folded = {t.name.casefold(): t for t in tools}
     return folded.get(name.casefold()) or folded.get(name.casefold().replace("-", "_"))
-
-
-def parse_arguments(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
-    return tool.arguments.model_validate(arguments)

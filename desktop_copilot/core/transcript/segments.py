@@ -146,11 +146,6 @@ def _tool_state(block: ToolCallBlock, expanded: bool, live: bool) -> tuple:
             None if block.result is None else len(block.result), block.is_error, block.started_at, block.ended_at)
 
 
-def segment_message(message: Message, expanded: frozenset[int] | set[int] = frozenset()) -> list[Segment]:
-    """The rows of a message that will not stream any more (no state kept)."""
-    return MessageSegmenter().segments(message, expanded)
-
-
 @dataclass(frozen=True, slots=True)
 class RowDiff:
     """How `new` rows replace `old` ones: rows [0, prefix) and the last `suffix` rows keep their identity

@@ -224,9 +224,6 @@ class TranscriptModel(QAbstractListModel):
         """The message row `row` shows (read from the store if it is not in memory)."""
         return self.source.get(self._rows[row].message_id)
 
-    def message_count(self) -> int:
-        return len(self._order)
-
     def message_ids(self) -> list[str]:
         """The ids of every message shown, in order (nothing is loaded)."""
         return list(self._order)

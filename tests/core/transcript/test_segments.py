@@ -9,7 +9,7 @@ import random
 from desktop_copilot.core.models import Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock
 from desktop_copilot.core.transcript.chunking import MAX_CHARS, MAX_LINES, TARGET_CHARS, Chunker, Piece
 from desktop_copilot.core.transcript.row_geometry import RowGeometry
-from desktop_copilot.core.transcript.segments import MessageSegmenter, Segment, diff_rows, segment_message
+from desktop_copilot.core.transcript.segments import MessageSegmenter, Segment, diff_rows
 
 PARAGRAPH = "Some **Markdown** prose that goes on for a while, with `code` and a [link](https://example.com).\n\n"
 
@@ -87,10 +87,10 @@ def test_a_reply_becomes_a_row_per_block_and_long_text_several():
     reply.blocks = [ThinkingBlock(thinking="hmm " * 3000, started_at=1.0, ended_at=2.0),
                     ToolCallBlock(id="t", name="search"), TextBlock(text="  "), TextBlock(text=_markdown(12_000))]
     reply.status = MessageStatus.COMPLETED
-    rows = segment_message(reply)
+    rows = MessageSegmenter().segments(reply, frozenset())
     assert [r.kind for r in rows[:2]] == ["thinking", "tool"] and {r.kind for r in rows[2:]} == {"text"}
     assert len(rows) > 5
-    expanded = segment_message(reply, {0})
+    expanded = MessageSegmenter().segments(reply, {0})
     assert [r.kind for r in expanded[:3]] == ["thinking", "thinking_body", "thinking_body"]
 
 

@@ -58,10 +58,19 @@ def test_thinking_tool_call_and_markdown_arrive_in_the_transcript(qtbot, loopbac
     assert call.arguments == {"query": "今天香港天气"} and "HK Observatory" in call.result
     assert isinstance(second.blocks[0], TextBlock) and second.blocks[0].text == ANSWER
     assert second.status is MessageStatus.COMPLETED
+    model = window.controller.model  # what the transcript shows: a row per part, in order
+    assert [model.segment_at(row).kind for row in model.rows_of(first.id)] == ["thinking", "tool"]
+    assert {model.segment_at(row).kind for row in model.rows_of(second.id)} == {"text"}
+    shown = "".join(model.index(row, 0).data() for row in model.rows_of(second.id)[:1])
+    assert shown == ANSWER
+    window.view.viewport().repaint()
+    assert all(window.view.rows.measured[row] for row in range(model.rowCount()))
     assert window.composer.button.text() == "Send" and window.composer.text() == ""
     assert window.banner.isHidden()
-    assert "Tokens:" in window.usage_label.text()
-    assert window.model_label.text()
+    tokens_in, tokens_out = (sum(getattr(m.usage, f) for m in (first, second)) for f in ("input_tokens", "output_tokens"))
+    assert tokens_in > 0 and tokens_out > 0  # the two replies' usage as the stream reported it, summed
+    assert window.usage_label.text() == f"Tokens: {tokens_in:,} in · {tokens_out:,} out"
+    assert window.model_label.text() == window.controller.model_name
     assert [r.path for r in loopback.requests] == ["/v1/messages", "/search", "/v1/messages"]
 
 
