@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from desktop_copilot.core.transcript.markdown_blocks import Line, MarkdownBlockScanner
+
 TARGET_CHARS = 1200
 """A piece is closed at the first Markdown block boundary after this many characters."""
 MAX_CHARS = 4000
@@ -12,7 +14,6 @@ MAX_CHARS = 4000
 MAX_LINES = 120
 """... or after this many lines, so a piece never lays out taller than a few thousand pixels."""
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
@@ -35,8 +36,7 @@ class Chunker:
         self.prefix = ""
         self._scanned = 0
         self._lines = 0
-        self._fence: str | None = None
-        self._fence_line = ""
+        self._blocks = MarkdownBlockScanner()
         self._block_start: int | None = 0
         """Where the current Markdown block (paragraph, table, list) began; None between blocks."""
 
@@ -68,22 +68,12 @@ class Chunker:
         """Track fences and blocks; True when a block ends after this line (a piece may end here)."""
         if not self.markdown:
             return True
-        stripped = line.strip()
-        if self._fence is not None:
-            if stripped.startswith(self._fence) and not stripped.strip(self._fence[0]):
-                self._fence = None
-                self._block_start = None
-                return True
-            return False
-        if match := _FENCE.match(line):
-            self._fence, self._fence_line = match.group(1), line
-            return False
-        if not stripped:
+        kind = self._blocks.line(line)
+        if kind.ends_block:
             self._block_start = None
-            return True
-        if self._block_start is None:
+        elif kind is Line.TEXT and self._block_start is None:
             self._block_start = line_start
-        return False
+        return kind.ends_block
 
     def _cut(self, text: str, at: int, forced: bool) -> None:
         self.closed.append(Piece(self.start, at, self.prefix))
@@ -92,8 +82,8 @@ class Chunker:
 
     def _reopen(self, text: str, at: int) -> str:
         """What the next piece must start with to render like the rest of the block it continues."""
-        if self._fence is not None:
-            return self._fence_line + "\n"
+        if self._blocks.fence is not None:
+            return self._blocks.fence_line + "\n"
         if self._block_start is not None:
             header_end = text.find("\n", self._block_start)
             rule_end = text.find("\n", header_end + 1) if header_end >= 0 else -1

@@ -19,10 +19,10 @@ from pygments.util import ClassNotFound
 
 from desktop_copilot.core.citations import Source
 from desktop_copilot.core.link_safety import image_label, is_allowed, visible_form
+from desktop_copilot.core.transcript.markdown_blocks import MarkdownBlockScanner
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 
 PYGMENTS_STYLE = "friendly"
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _TH = re.compile(r"<th(\s|>)")
 
 
@@ -154,27 +154,21 @@ def document_css(theme: Theme = DEFAULT_THEME) -> str:
 
 
 class MarkdownSplitter:
-    """Tracks, as a text grows, the last offset after which new chunks can be rendered on their own.
+    """Tracks, as a text grows, the last offset after which new chunks can be rendered on their own (after
+    a blank line or a closing fence, as the shared MarkdownBlockScanner reads them).
 
     `feed(text)` only scans the lines added since the previous call, so its cost per delta does
     not grow with the length of the text."""
 
     def __init__(self) -> None:
         self._scanned = 0
-        self._fence: str | None = None
+        self._blocks = MarkdownBlockScanner()
         self.boundary = 0
 
     def feed(self, text: str) -> int:
         while (newline := text.find("\n", self._scanned)) >= 0:
             line = text[self._scanned : newline]
             self._scanned = newline + 1
-            stripped = line.strip()
-            if self._fence is not None:
-                if stripped.startswith(self._fence) and not stripped.strip(self._fence[0]):
-                    self._fence = None
-                    self.boundary = self._scanned
-            elif match := _FENCE.match(line):
-                self._fence = match.group(1)
-            elif not stripped:
+            if self._blocks.line(line).ends_block:
                 self.boundary = self._scanned
         return self.boundary
