@@ -15,6 +15,12 @@ CONTINUE_INSTRUCTION = (
 with an assistant turn (prefill), and most providers other than Anthropic never took one."""
 
 
+def written_by(message: Message, provider: str) -> bool:
+    """Whether `message` came from `provider`: only then do its thinking signatures, raw blocks and
+    provider_fields go back (a message stored before providers were chosen is Anthropic's)."""
+    return (message.provider or "anthropic") == provider
+
+
 def is_refused(message: Message) -> bool:
     return message.role is Role.ASSISTANT and message.stop_reason == REFUSAL
 

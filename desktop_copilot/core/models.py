@@ -110,6 +110,8 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    """Output tokens spent on thinking, where the provider counts them apart (included in output_tokens)."""
 
 
 class Role(StrEnum):
@@ -125,6 +127,10 @@ class Message(BaseModel):
     stop_reason: str | None = None
     error: str | None = None
     model: str | None = None
+    provider: str | None = None
+    """The provider id that wrote an assistant message ("anthropic", "deepseek", "gemini", …; None for
+    replies stored before providers were chosen, which were Anthropic's). Thinking signatures, raw blocks
+    and `provider_fields` go back only to that provider."""
     usage: Usage = Field(default_factory=Usage)
     created_at: float = Field(default_factory=now)
     revision: int = 0
@@ -135,8 +141,8 @@ class Message(BaseModel):
         return cls(role=Role.USER, blocks=[TextBlock(text=text)])
 
     @classmethod
-    def assistant(cls, model: str | None = None) -> Message:
-        return cls(role=Role.ASSISTANT, status=MessageStatus.CREATED, model=model)
+    def assistant(cls, model: str | None = None, provider: str | None = None) -> Message:
+        return cls(role=Role.ASSISTANT, status=MessageStatus.CREATED, model=model, provider=provider)
 
     @property
     def text(self) -> str:
@@ -150,6 +156,8 @@ class Message(BaseModel):
 class Conversation(BaseModel):
     id: str = Field(default_factory=lambda: new_id("conv"))
     title: str = ""
+    provider: str | None = None
+    """The provider id the conversation talks to (None: the configured default)."""
     model: str | None = None
     system: str | None = None
     created_at: float = Field(default_factory=now)

@@ -197,7 +197,7 @@ def test_mapper_thinking_signature_and_usage():
         ],
     )
     assert events[0] == ev.Start(model="claude-x", provider_message_id="msg_1")
-    assert events[1].usage.model_dump() == {"input_tokens": 7, "output_tokens": 1, "cache_read_tokens": 3, "cache_write_tokens": 0}
+    assert events[1].usage.model_dump() == {"input_tokens": 7, "output_tokens": 1, "cache_read_tokens": 3, "cache_write_tokens": 0, "reasoning_tokens": 0}
     assert events[2:] == [ev.ThinkingStart(index=0), ev.ThinkingDelta(index=0, text="hmm"), ev.ThinkingEnd(index=0, signature="SIG")]
     assert mapper.started and not mapper.finished
 

@@ -24,6 +24,9 @@ class ToolSpec:
 class ProviderRequest:
     model: str
     messages: list[Message]
+    provider: str = "anthropic"
+    """The provider id the request goes to: history written by another provider is converted for it
+    (its thinking signatures, raw blocks and provider_fields are left out)."""
     system: str | None = None
     tools: list[ToolSpec] = field(default_factory=list)
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -36,3 +39,11 @@ class Provider(Protocol):
     failures arrive as an `Error` event (cancellation still propagates)."""
 
     def stream(self, request: ProviderRequest) -> AsyncIterator[Event]: ...
+
+    async def list_models(self) -> list[str]:
+        """Model ids the provider offers (raises the client's errors)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (before the event loop closes)."""
+        ...
