@@ -33,6 +33,7 @@ STOPPED_RESULT = "Cancelled: the user stopped the reply before this tool call fi
 @dataclass(slots=True)
 class RunOptions:
     model: str
+    provider: str = "anthropic"
     system: str | None = None
     thinking_budget: int | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -73,7 +74,7 @@ class AgentLoop:
         """Continue `history` (which ends with the user's message); appends the replies to it."""
         tool_rounds = 0
         while True:
-            message = Message.assistant(self.options.model)
+            message = Message.assistant(self.options.model, self.options.provider)
             request = self._request(history)
             history.append(message)
             self.emit(ev.MessageCreated(message=message, round=tool_rounds, message_id=message.id))
@@ -114,6 +115,7 @@ class AgentLoop:
         return ProviderRequest(
             model=self.options.model,
             messages=sendable_history(history),
+            provider=self.options.provider,
             system=self.options.system,
             tools=[tool.spec() for tool in self.tools],
             max_tokens=self.options.max_tokens,

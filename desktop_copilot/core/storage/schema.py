@@ -63,7 +63,14 @@ CREATE INDEX IF NOT EXISTS archived_tails_by_conversation ON archived_tails(conv
 """Earlier versions of a conversation's tail: the messages from position `anchor` on, as they were
 before the user edited a message or regenerated a reply."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3}
+V4 = """
+ALTER TABLE conversations ADD COLUMN provider TEXT;
+ALTER TABLE messages ADD COLUMN provider TEXT
+"""
+"""Which provider a conversation talks to, and which provider wrote each reply (NULL: Anthropic, the only
+one before)."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

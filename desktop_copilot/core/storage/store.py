@@ -70,11 +70,11 @@ class Store:
     def save_conversation(self, conversation: Conversation) -> None:
         conversation.updated_at = now()
         self._db.execute(
-            """INSERT INTO conversations (id, title, model, system, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?)
-               ON CONFLICT(id) DO UPDATE SET title=excluded.title, model=excluded.model,
+            """INSERT INTO conversations (id, title, provider, model, system, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT(id) DO UPDATE SET title=excluded.title, provider=excluded.provider, model=excluded.model,
                    system=excluded.system, updated_at=excluded.updated_at""",
-            (conversation.id, conversation.title, conversation.model, conversation.system,
+            (conversation.id, conversation.title, conversation.provider, conversation.model, conversation.system,
              conversation.created_at, conversation.updated_at),
         )
         self.search_index.index(conversation.id, "", conversation.title)
@@ -159,14 +159,16 @@ class Store:
         blocks = _BLOCKS.dump_json(message.blocks).decode()
         with self.transaction():
             self._db.execute(
-                """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model,
+                """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model, provider,
                                          usage, blocks, created_at, updated_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT(id) DO UPDATE SET seq=excluded.seq, status=excluded.status,
                        stop_reason=excluded.stop_reason, error=excluded.error, model=excluded.model,
-                       usage=excluded.usage, blocks=excluded.blocks, updated_at=excluded.updated_at""",
+                       provider=excluded.provider, usage=excluded.usage, blocks=excluded.blocks,
+                       updated_at=excluded.updated_at""",
                 (message.id, conversation_id, seq, message.role.value, message.status.value, message.stop_reason,
-                 message.error, message.model, message.usage.model_dump_json(), blocks, message.created_at, now()),
+                 message.error, message.model, message.provider, message.usage.model_dump_json(), blocks,
+                 message.created_at, now()),
             )
             if message.status.finished:
                 self.search_index.index(conversation_id, message.id, searchable_text(message))
@@ -216,16 +218,22 @@ class Store:
 
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:
-        return Conversation(id=row["id"], title=row["title"], model=row["model"], system=row["system"],
-                            created_at=row["created_at"], updated_at=row["updated_at"])
+        return Conversation(id=row["id"], title=row["title"], provider=_provider(row), model=row["model"],
+                            system=row["system"], created_at=row["created_at"], updated_at=row["updated_at"])
 
     @staticmethod
     def _message(row: sqlite3.Row) -> Message:
         return Message(
             id=row["id"], role=row["role"], status=row["status"], stop_reason=row["stop_reason"],
-            error=row["error"], model=row["model"], usage=Usage.model_validate(json.loads(row["usage"])),
+            error=row["error"], model=row["model"], provider=_provider(row),
+            usage=Usage.model_validate(json.loads(row["usage"])),
             blocks=_BLOCKS.validate_json(row["blocks"]), created_at=row["created_at"],
         )
+
+
+def _provider(row: sqlite3.Row) -> str | None:
+    """The row's provider; none in rows read while an older schema is migrated (before version 4)."""
+    return row["provider"] if "provider" in row.keys() else None
 
 
 class _Transaction:

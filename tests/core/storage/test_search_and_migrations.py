@@ -135,7 +135,13 @@ def make_database(path, version):
         db.execute("PRAGMA user_version=2")
         db.commit()
         db.close()
-    assert version <= 2, "add a fixture for the new schema version here"
+    if version >= 3:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V3)
+        db.execute("PRAGMA user_version=3")
+        db.commit()
+        db.close()
+    assert version <= 3, "add a fixture for the new schema version here"
     return message
 
 
@@ -150,6 +156,7 @@ def test_migrates_from_every_earlier_version_with_a_backup(tmp_path, start_versi
             assert backup.execute("PRAGMA user_version").fetchone()[0] == start_version
         loaded = store.load_conversation("conv_old")
         assert loaded.messages[0].text == old.text
+        assert loaded.provider is None and loaded.messages[0].provider is None  # Anthropic's, from before providers
         assert store.search("penguins")[0].message_id == old.id
         assert store.search("天气")[0].conversation_id == "conv_old"
     finally:

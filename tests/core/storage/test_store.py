@@ -56,6 +56,18 @@ def test_every_block_type_round_trips_exactly(store):
     assert [m.model_dump() for m in loaded.messages] == [user.model_dump(), reply.model_dump()]
 
 
+def test_the_provider_of_a_conversation_and_of_each_reply_round_trips(store):
+    conversation = Conversation(title="t", provider="deepseek", model="deepseek-chat")
+    store.save_conversation(conversation)
+    reply = full_reply()
+    reply.provider = "anthropic"
+    store.save_message(conversation.id, 0, Message.user("hi"))
+    store.save_message(conversation.id, 1, reply)
+    loaded = store.load_conversation(conversation.id)
+    assert (loaded.provider, loaded.model) == ("deepseek", "deepseek-chat")
+    assert [m.provider for m in loaded.messages] == [None, "anthropic"]
+
+
 def test_saving_again_updates_in_place(store):
     conversation = Conversation()
     store.save_conversation(conversation)
