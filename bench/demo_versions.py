@@ -65,7 +65,8 @@ def main() -> int:
         index = model.index(model.row_of(reply), 0)
         menu = QMenu(view)
         menu.addAction("Copy message text")
-        window.versions.extend_menu(menu, index)
+        for extend in view.menu_extenders:  # what the view's own context menu adds: Edit and resend…, Versions ▸
+            extend(menu, index)
         rect = view.visualRect(index)
         menu.popup(view.viewport().mapToGlobal(QPoint(rect.center().x(), rect.top() + 40)))
         versions = next(a for a in menu.actions() if a.menu())
