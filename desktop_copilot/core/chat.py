@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.models import Conversation, Message, Role
+from desktop_copilot.core.providers.catalog import provider_spec
 from desktop_copilot.core.runtime import RunResources, Runtime
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
@@ -47,12 +48,27 @@ class ChatSession:
             self.conversation.messages[:] = history + list(held.values())
         self.history_loaded = True
 
-    def options(self) -> RunOptions:
+    def provider_id(self) -> str:
+        """The provider this conversation talks to: its own; Anthropic for one stored before providers could
+        be chosen; the configured default for a new one."""
+        if self.conversation.provider:
+            return self.conversation.provider
+        return "anthropic" if self.conversation.messages else self.runtime.provider_id()
+
+    def model_for(self, provider_id: str) -> str:
+        """The conversation's model, else the configured one for the default provider, else the provider's."""
         config = self.runtime.config
-        model = self.conversation.model or config.model
+        if self.conversation.model:
+            return self.conversation.model
+        return config.model if provider_id == config.provider else provider_spec(provider_id).default_model
+
+    def options(self, provider_id: str) -> RunOptions:
+        config = self.runtime.config
+        model = self.model_for(provider_id)
         max_tokens, thinking_budget = config.request_limits(model)
         return RunOptions(
             model=model,
+            provider=provider_id,
             system=self.conversation.system or config.system,
             thinking_budget=thinking_budget,
             max_tokens=max_tokens,
@@ -63,15 +79,16 @@ class ChatSession:
         """Append the user's message and run the loop until the reply is complete, stopped or failed.
         Raises MissingKeyError before anything is stored when no Anthropic key is configured; the keys
         are read on the keyring thread (Runtime.prepare_run), so a locked keyring never blocks the loop."""
-        run = await self.runtime.prepare_run()  # keys read off this thread; fails before the message is appended
+        run = await self.runtime.prepare_run(self.provider_id())  # keys read off this thread; fails before the message is appended
         self.ensure_history()
         return await self._send(run, text, emit, confirm_loop)
 
     async def _send(self, run: RunResources, text: str, emit: Emit, confirm_loop: ConfirmLoop | None) -> ev.RunFinished:
         if not self.conversation.title:
             self.conversation.title = title_from(text)
-        if not self.conversation.model:
-            self.conversation.model = self.runtime.config.model
+        if not self.conversation.provider or not self.conversation.model:
+            self.conversation.model = self.model_for(run.provider_id)
+            self.conversation.provider = run.provider_id
         user = Message.user(text)
         self.conversation.messages.append(user)
         return await self._run(run, emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
@@ -79,7 +96,7 @@ class ChatSession:
     async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace the replies after the last user message with a new one; the old replies are
         kept as an earlier version. Also the way to retry an interrupted or failed reply."""
-        run = await self.runtime.prepare_run()
+        run = await self.runtime.prepare_run(self.provider_id())
         self.ensure_history()
         anchor = self._last_user_index() + 1
         self._archive_from(anchor, emit)
@@ -88,7 +105,7 @@ class ChatSession:
     async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace a user message with `text` and resend; it and everything after it are kept as
         an earlier version."""
-        run = await self.runtime.prepare_run()
+        run = await self.runtime.prepare_run(self.provider_id())
         self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
@@ -98,7 +115,7 @@ class ChatSession:
 
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
-        run = await self.runtime.prepare_run()
+        run = await self.runtime.prepare_run(self.provider_id())
         self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:
@@ -137,7 +154,7 @@ class ChatSession:
 
         if first is not None:
             forward(first)
-        loop = AgentLoop(run.provider, run.tools, run.tool_context, self.options(), forward, confirm_loop)
+        loop = AgentLoop(run.provider, run.tools, run.tool_context, self.options(run.provider_id), forward, confirm_loop)
         try:
             return await loop.run(self.conversation.messages)
         finally:

@@ -67,6 +67,8 @@ def parse_max_tokens(text: str | int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class AppConfig:
+    provider: str = "anthropic"
+    """The provider new conversations talk to (DESKTOP_COPILOT_PROVIDER, --provider)."""
     model: str = DEFAULT_MODEL
     anthropic_base_url: str | None = None
     tavily_base_url: str | None = None
@@ -114,6 +116,7 @@ def environment_overrides(environ: dict[str, str] | None = None) -> dict[str, An
     DESKTOP_COPILOT_MAX_TOKENS); a max-tokens value that is not a positive number is ignored and logged."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {
+        "provider": env.get("DESKTOP_COPILOT_PROVIDER", "").strip().lower(),
         "model": env.get("DESKTOP_COPILOT_MODEL", "").strip(),
         "anthropic_base_url": env.get("ANTHROPIC_BASE_URL", "").strip(),
         "tavily_base_url": env.get("TAVILY_BASE_URL", "").strip(),

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop_copilot.core.blocking import in_keyring_thread
 from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.providers.base import Provider
+from desktop_copilot.core.providers.catalog import ProviderSpec, base_url, provider_spec
+from desktop_copilot.core.providers.factory import create_provider
 from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
 from desktop_copilot.core.tools.builtin import builtin_registry
@@ -16,7 +20,6 @@ if TYPE_CHECKING:
     import httpx
 
     from desktop_copilot.core.keyring_store import KeyringKeys
-    from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
     from desktop_copilot.core.settings import Settings, SettingsFile
 
 
@@ -36,9 +39,10 @@ def missing_key_message(name: str) -> str:
 class RunResources:
     """What one run of the agent loop needs: the provider, the enabled tools, and the keys and HTTP client they use."""
 
-    provider: AnthropicProvider
+    provider: Provider
     tools: list[Tool]
     tool_context: ToolContext
+    provider_id: str
 
 
 def _look_up(keys: KeyLookup, names: list[str]) -> dict[str, FoundKey]:
@@ -66,35 +70,44 @@ class Runtime:
         self.key_store: KeyringKeys | None = None
         """Set by bootstrap.build_runtime: what the settings dialog edits and where keys are stored."""
         self._http: httpx.AsyncClient | None = None
-        self._provider: AnthropicProvider | None = None
-        self._provider_for: tuple | None = None
-        self._retired_providers: list[AnthropicProvider] = []
+        self._providers: dict[str, tuple[tuple, Provider]] = {}
+        """Provider id -> (what it was built for: key and URL, the provider), rebuilt when either changes."""
+        self._retired_providers: list[Provider] = []
 
-    async def prepare_run(self) -> RunResources:
+    def provider_id(self, conversation_provider: str | None = None) -> str:
+        """The provider a conversation talks to: its own, else the configured default."""
+        return provider_spec(conversation_provider or self.config.provider).id
+
+    async def prepare_run(self, provider_id: str | None = None) -> RunResources:
         """The provider and the enabled tools for one run, with every key it needs read in one hop to the
         keyring thread (a locked keyring may prompt and block). Keys are read again for every run, so a key
-        set or deleted elsewhere counts at the next send. MissingKeyError without an Anthropic key."""
-        names = ["anthropic", *sorted({name for tool in self._switched_on_tools() for name in tool.required_keys})]
+        set or deleted elsewhere counts at the next send. MissingKeyError without the provider's key."""
+        spec = provider_spec(self.provider_id(provider_id))
+        tool_keys = {name for tool in self._switched_on_tools() for name in tool.required_keys}
+        names = sorted(tool_keys | ({spec.key_name} if spec.key_name else set()))
         found = await in_keyring_thread(_look_up, self.keys, names)
-        anthropic = found.get("anthropic")
-        if anthropic is None:
-            raise MissingKeyError(missing_key_message("anthropic"))
+        key = found.get(spec.key_name) if spec.key_name else None
+        if spec.needs_key and key is None:
+            raise MissingKeyError(missing_key_message(spec.key_name))
         tools = self.registry.enabled_for(KeyLookup([found]), self.switched_off_tools)  # a dict is a KeySource
-        return RunResources(self._provider_with(anthropic.secret), tools, self._tool_context(tools, found))
+        provider = self._provider_with(spec, key.secret if key else None)
+        return RunResources(provider, tools, self._tool_context(tools, found), spec.id)
 
     def _switched_on_tools(self) -> list[Tool]:
         return [tool for tool in self.registry.all() if tool.name not in self.switched_off_tools]
 
-    def _provider_with(self, key: Secret) -> AnthropicProvider:
-        """The provider for `key`, made anew only when the key or the base URL changed."""
-        from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
-
-        wanted = (key, self.config.anthropic_base_url)
-        if self._provider is None or self._provider_for != wanted:
-            self._retired_providers.extend([self._provider] if self._provider else [])
-            self._provider = AnthropicProvider(*wanted)
-            self._provider_for = wanted
-        return self._provider
+    def _provider_with(self, spec: ProviderSpec, key: Secret | None) -> Provider:
+        """The provider for `spec` with `key`, made anew only when the key or the base URL changed."""
+        configured = self.config.anthropic_base_url if spec.id == "anthropic" else None
+        wanted = (key, base_url(spec, os.environ, configured))
+        held = self._providers.get(spec.id)
+        if held is not None and held[0] == wanted:
+            return held[1]
+        if held is not None:
+            self._retired_providers.append(held[1])
+        provider = create_provider(spec, *wanted)
+        self._providers[spec.id] = (wanted, provider)
+        return provider
 
     def _tool_context(self, tools: list[Tool], found: dict[str, FoundKey]) -> ToolContext:
         import httpx
@@ -107,10 +120,9 @@ class Runtime:
         return ToolContext(keys=keys, http=self._http, endpoints=endpoints)
 
     async def aclose(self) -> None:
-        for provider in [*self._retired_providers, self._provider]:
-            if provider is not None:
-                await provider.aclose()
-        self._provider, self._retired_providers = None, []
+        for provider in [*self._retired_providers, *(held[1] for held in self._providers.values())]:
+            await provider.aclose()
+        self._providers, self._retired_providers = {}, []
         if self._http is not None:
             await self._http.aclose()
             self._http = None

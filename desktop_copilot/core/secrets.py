@@ -77,6 +77,14 @@ KNOWN_KEYS: dict[str, KeySpec] = {
     for spec in (
         KeySpec("anthropic", "ANTHROPIC_API_KEY", "Anthropic API key", "https://console.anthropic.com/settings/keys"),
         KeySpec("tavily", "TAVILY_API_KEY", "Tavily API key", "https://app.tavily.com/"),
+        KeySpec("openai", "OPENAI_API_KEY", "OpenAI API key", "https://platform.openai.com/api-keys"),
+        KeySpec("deepseek", "DEEPSEEK_API_KEY", "DeepSeek API key", "https://platform.deepseek.com/api_keys"),
+        KeySpec("moonshot", "MOONSHOT_API_KEY", "Moonshot (Kimi) API key", "https://platform.moonshot.ai/console/api-keys"),
+        KeySpec("zhipu", "ZHIPU_API_KEY", "Zhipu (GLM) API key", "https://open.bigmodel.cn/usercenter/apikeys"),
+        KeySpec("openrouter", "OPENROUTER_API_KEY", "OpenRouter API key", "https://openrouter.ai/settings/keys"),
+        KeySpec("groq", "GROQ_API_KEY", "Groq API key", "https://console.groq.com/keys"),
+        KeySpec("xai", "XAI_API_KEY", "xAI API key", "https://console.x.ai/"),
+        KeySpec("gemini", "GEMINI_API_KEY", "Google Gemini API key", "https://aistudio.google.com/app/apikey"),
     )
 }
 

@@ -67,7 +67,7 @@ def test_set_notes_an_environment_variable_that_is_also_set(capsys, monkeypatch,
 
 def test_unknown_name_lists_the_known_ones(capsys, monkeypatch, memory):
     for action in ("set", "delete"):
-        code, _, err = run(capsys, monkeypatch, "keys", action, "openai", stdin=VALUE)
+        code, _, err = run(capsys, monkeypatch, "keys", action, "nosuchprovider", stdin=VALUE)
         assert code == 2 and "anthropic, tavily" in err
     assert memory.entries == {}
 

@@ -220,3 +220,17 @@ def test_citations_and_provider_fields_are_sent_back_verbatim():
         {"type": "text", "text": "Cited.", "citations": [citation]},
         {"type": "tool_use", "id": "toolu_9", "name": "calc", "input": {"x": 1}, "caller": {"type": "direct"}},
     ]
+
+
+def test_another_providers_reply_is_sent_as_its_text_and_tool_calls_only():
+    gemini_call = ToolCallBlock(id="call_0a1b", name="calc", arguments={"x": 1}, status=ToolCallStatus.DONE, result="1",
+                                provider_fields={"thoughtSignature": "CiQB-gemini"})
+    foreign = assistant(ThinkingBlock(thinking="let me think", signature="not-an-anthropic-signature"),
+                        TextBlock(text="Computing.", citations=[{"type": "x"}]), gemini_call)
+    foreign.provider = "gemini"
+    turns = build_messages([Message.user("q"), foreign])
+    assert turns[1] == {"role": "assistant", "content": [
+        {"type": "text", "text": "Computing."},
+        {"type": "tool_use", "id": "call_0a1b", "name": "calc", "input": {"x": 1}},
+    ]}
+    assert turns[2]["content"][0]["tool_use_id"] == "call_0a1b"

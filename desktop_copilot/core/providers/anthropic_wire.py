@@ -16,6 +16,7 @@ from desktop_copilot.core.models import (
     ToolCallBlock,
     Usage,
 )
+from desktop_copilot.core.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
 
 UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrupted or stopped)."
@@ -23,22 +24,25 @@ EMPTY_TOOL_RESULT = "(the tool returned no output)"
 
 
 def _assistant_content(message: Message) -> list[dict[str, Any]]:
+    """A reply as Anthropic content. One Anthropic wrote is sent back exactly (thinking with its signature,
+    redacted thinking, server-tool blocks, citations, a call's `caller`); another provider's reply is sent
+    as its text and tool calls only (its thinking stays in the transcript)."""
+    own = written_by(message, "anthropic")
     content: list[dict[str, Any]] = []
     for block in message.blocks:
         match block:
             case TextBlock(text=text, citations=citations) if text.strip():  # the API refuses whitespace-only text
-                content.append({"type": "text", "text": text, **({"citations": citations} if citations else {})})
-            case ThinkingBlock(thinking=thinking, signature=signature) if signature:
+                cited = {"citations": citations} if citations and own else {}
+                content.append({"type": "text", "text": text, **cited})
+            case ThinkingBlock(thinking=thinking, signature=signature) if signature and own:
                 # An unsigned block (cut off mid-thought) would be rejected: it is dropped.
                 content.append({"type": "thinking", "thinking": thinking, "signature": signature})
-            case RedactedThinkingBlock(data=data):
+            case RedactedThinkingBlock(data=data) if own:
                 content.append({"type": "redacted_thinking", "data": data})
             case ToolCallBlock():
-                content.append(
-                    {"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments,
-                     **block.provider_fields}
-                )
-            case RawBlock(data=data):
+                extra = block.provider_fields if own else {}
+                content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments, **extra})
+            case RawBlock(data=data) if own:
                 content.append(data)
     return content
 

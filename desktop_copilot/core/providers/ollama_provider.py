@@ -1,0 +1,193 @@
+"""The Ollama provider: owns an httpx client for a local or remote Ollama server (optional bearer key),
+streams `/api/chat` as unified events, and falls back to prompt-protocol tools (or no thinking) for a
+model that refuses them, remembering that per model."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.ollama_wire import OllamaEventMapper, build_body
+from desktop_copilot.core.providers.request_log import RequestLog
+from desktop_copilot.core.secrets import Secret
+
+if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
+    import httpx
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "http://127.0.0.1:11434"
+INTERRUPTED_MESSAGE = "The reply from Ollama stopped before it finished ({detail}). The partial reply was kept."
+NO_TOOLS = "does not support tools"
+NO_THINKING = "does not support thinking"
+_LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+
+
+def _detail(body: bytes) -> str:
+    """The error text of an Ollama error body (`{"error": "…"}`), else the body itself, shortened."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return text[:300]
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        error = error.get("message")
+    return str(error) if error else text[:300]
+
+
+class OllamaProvider:
+    """Streams replies from Ollama's native API over httpx (imported on first use)."""
+
+    def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: Secret | None = None, timeout: float = 600.0) -> None:
+        url = (base_url or DEFAULT_BASE_URL).strip().rstrip("/")
+        self._base_url = url.removesuffix("/api") if url.endswith("/api") else url
+        self._api_key = api_key
+        self._timeout = timeout
+        self._client: httpx.AsyncClient | None = None
+        self._prompt_tool_models: set[str] = set()
+        self._no_think_models: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"OllamaProvider(base_url={self._base_url!r}, api_key={self._api_key!r})"
+
+    def uses_prompt_tools(self, model: str) -> bool:
+        """Whether `model` turned native tools down, so its tools go through the prompt protocol."""
+        return model in self._prompt_tool_models
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx
+
+            headers = {"Authorization": f"Bearer {self._api_key.reveal()}"} if self._api_key else {}
+            local = (urlsplit(self._base_url).hostname or "") in _LOOPBACK_HOSTS
+            self._client = httpx.AsyncClient(
+                base_url=self._base_url,
+                headers=headers,
+                timeout=httpx.Timeout(self._timeout, connect=min(self._timeout, 10.0)),
+                trust_env=not local,  # a proxy from the environment must not catch a local server
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (call before the event loop closes)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    async def list_models(self) -> list[str]:
+        """Names of the models pulled on the server, from `GET /api/tags` (raises httpx's errors)."""
+        started = time.monotonic()
+        response = await self.client().get("/api/tags")
+        response.raise_for_status()
+        models = [m.get("name") or m.get("model") for m in response.json().get("models") or []]
+        log.info("ollama models list: %d models in %.3fs", len(models), time.monotonic() - started)
+        return [name for name in models if name]
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[ev.Event]:
+        import httpx
+
+        record = RequestLog("ollama", request)
+        mapper = OllamaEventMapper()
+        failure: ev.Error | None = None
+        try:
+            try:
+                for attempt in range(3):  # at most one fallback each for tools and thinking
+                    prompt_tools = request.model in self._prompt_tool_models
+                    body = build_body(request, prompt_tools=prompt_tools,
+                                      think_supported=request.model not in self._no_think_models)
+                    mapper = OllamaEventMapper(prompt_tools=prompt_tools and bool(request.tools))
+                    async with self.client().stream("POST", "/api/chat", json=body) as response:
+                        record.response(response)
+                        record.retries = attempt
+                        if response.status_code >= 400:
+                            detail = _detail(await response.aread())
+                            if self._fall_back(request, response.status_code, detail):
+                                continue
+                            failure = ev.Error(reason="error", message=self._describe(response.status_code, detail, request.model),
+                                               status_code=response.status_code)
+                            break
+                        async for line in response.aiter_lines():
+                            events = self._map_line(mapper, line)
+                            for event in events:
+                                record.event(event)
+                                yield event
+                            if mapper.finished or mapper.failed:
+                                break
+                    break
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
+                record.error(exc)
+                failure = ev.Error(reason="error", message=f"Could not reach Ollama at {self._base_url}; is it running "
+                                                           f"(`ollama serve`)? ({exc or type(exc).__name__})")
+            except httpx.TimeoutException as exc:
+                record.error(exc)
+                failure = self._after_start(mapper, f"Ollama sent nothing for {self._timeout:g} s")
+            except httpx.TransportError as exc:
+                record.error(exc)
+                failure = self._after_start(mapper, f"The connection to Ollama at {self._base_url} failed: {exc}")
+            except Exception as exc:  # a broken stream must not escape as an exception
+                log.exception("unexpected failure while streaming from Ollama")
+                failure = self._after_start(mapper, f"{type(exc).__name__}: {exc}")
+            else:
+                if failure is None and not mapper.finished and not mapper.failed:
+                    failure = self._after_start(mapper, "Ollama ended the stream without its final line")
+            if failure is not None:
+                if self._api_key is not None:
+                    failure.message = self._api_key.redact(failure.message)
+                closing = mapper.close() if mapper.started and not mapper.failed else []
+                for event in [*closing, failure]:
+                    record.event(event)
+                    yield event
+        finally:
+            record.finish()
+
+    def _map_line(self, mapper: OllamaEventMapper, line: str) -> list[ev.Event]:
+        if not line.strip():
+            return []
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            data = None
+        if not isinstance(data, dict):
+            return mapper.fail(f"a line that is not a JSON object ({line[:200]!r})")
+        return mapper.feed(data)
+
+    def _fall_back(self, request: ProviderRequest, status: int, detail: str) -> bool:
+        """Whether to send the request again without what the model refused (remembered per model)."""
+        if status != 400:
+            return False
+        if NO_TOOLS in detail and request.tools and request.model not in self._prompt_tool_models:
+            log.info("ollama model %s has no native tools: using the prompt protocol", request.model)
+            self._prompt_tool_models.add(request.model)
+            return True
+        if NO_THINKING in detail and request.thinking_budget and request.model not in self._no_think_models:
+            log.info("ollama model %s does not think: thinking left off", request.model)
+            self._no_think_models.add(request.model)
+            return True
+        return False
+
+    def _describe(self, status: int, detail: str, model: str) -> str:
+        """A sentence for the user about an HTTP error, with what to do about it."""
+        if status == 404 and "model" in detail.lower():
+            return f"Ollama has no model {model}; pull it with `ollama pull {model}` ({detail})."
+        if status == 404:
+            return f"Ollama answered 404 at {self._base_url}/api/chat ({detail}). Check the base URL."
+        if status in (401, 403):
+            return f"Ollama at {self._base_url} refused the request ({status}: {detail}). Check the API key for this server."
+        if status == 400:
+            return f"Ollama refused the request (400: {detail})."
+        if status >= 500:
+            return f"Ollama failed to answer ({status}: {detail})."
+        return f"Ollama answered {status}: {detail}"
+
+    @staticmethod
+    def _after_start(mapper: OllamaEventMapper, detail: str) -> ev.Error:
+        if mapper.started:
+            return ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE.format(detail=detail))
+        return ev.Error(reason="error", message=f"{detail}.")

@@ -1,0 +1,244 @@
+"""Ollama `/api/chat` wire format: domain history to the request body, and NDJSON lines to unified events.
+
+Native tool calls arrive whole (no deltas, often without ids); for models without native tools the
+prompt protocol of `prompt_tools` is used instead, in both directions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from desktop_copilot.core import events as ev
+from desktop_copilot.core.history import written_by
+from desktop_copilot.core.models import Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.prompt_tools import (
+    PromptToolParser,
+    format_tool_call,
+    format_tool_results,
+    stable_call_id,
+    tool_result_of,
+    tools_system_prompt,
+)
+
+STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
+
+
+def _texts(message: Message) -> list[str]:
+    return [b.text for b in message.blocks if isinstance(b, TextBlock) and b.text.strip()]
+
+
+def _native_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
+    """The assistant turn (text, own thinking, tool calls) and one `tool` message per call, in order."""
+    turn: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(_texts(message))}
+    thinking = "".join(b.thinking for b in message.blocks if isinstance(b, ThinkingBlock)) if own else ""
+    if thinking.strip():  # only Ollama's own thinking goes back (other providers' is theirs)
+        turn["thinking"] = thinking
+    calls = message.tool_calls
+    if calls:
+        turn["tool_calls"] = [{"id": c.id, "function": {"name": c.name, "arguments": c.arguments}} for c in calls]
+    if not turn["content"] and not calls:
+        return []  # nothing but thinking or blank text: no empty assistant turn
+    results = []
+    for call in calls:
+        text, is_error = tool_result_of(call)
+        results.append({"role": "tool", "tool_name": call.name, "tool_call_id": call.id,
+                        "content": f"Error: {text}" if is_error else text})
+    return [turn, *results]
+
+
+def _prompt_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
+    """The prompt-protocol form: calls written as `<tool_call>` text where they were made, and the
+    results as a user message of `<tool_result>`s."""
+    parts = []
+    for block in message.blocks:
+        if isinstance(block, TextBlock) and block.text.strip():
+            parts.append(block.text)
+        elif isinstance(block, ToolCallBlock):
+            parts.append(format_tool_call(block.name, block.arguments))
+    turns: list[dict[str, Any]] = []
+    if parts:
+        turn: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(parts)}
+        thinking = "".join(b.thinking for b in message.blocks if isinstance(b, ThinkingBlock)) if own else ""
+        if thinking.strip():
+            turn["thinking"] = thinking
+        turns.append(turn)
+    if message.tool_calls:
+        turns.append({"role": "user", "content": format_tool_results(message.tool_calls)})
+    return turns
+
+
+def build_messages(request: ProviderRequest, *, prompt_tools: bool = False) -> list[dict[str, Any]]:
+    """The `messages` array: the system prompt first (with the tool protocol in prompt mode), then the
+    history; adjacent user turns are merged, whitespace-only text and empty turns are left out."""
+    system = request.system or ""
+    if prompt_tools and request.tools:
+        system = (system.rstrip() + "\n\n" if system.strip() else "") + tools_system_prompt(request.tools)
+    turns: list[dict[str, Any]] = [{"role": "system", "content": system}] if system.strip() else []
+    for message in request.messages:
+        if message.role is Role.USER:
+            text = "\n\n".join(_texts(message))
+            added = [{"role": "user", "content": text}] if text else []
+        else:
+            own = written_by(message, request.provider)
+            added = _prompt_assistant(message, own) if prompt_tools else _native_assistant(message, own)
+        for turn in added:
+            if turn["role"] == "user" and turns and turns[-1]["role"] == "user":
+                turns[-1]["content"] += "\n\n" + turn["content"]
+            else:
+                turns.append(turn)
+    return turns
+
+
+def build_body(request: ProviderRequest, *, prompt_tools: bool = False, think_supported: bool = True) -> dict[str, Any]:
+    """The JSON body for `POST /api/chat` (streamed). `prompt_tools`: the model has no native tools, so
+    the tools are described in the system prompt and the history carries calls as text.
+    `think_supported=False` leaves thinking off for a model that refused it."""
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": build_messages(request, prompt_tools=prompt_tools),
+        "stream": True,
+        # Sent either way: a thinking model thinks unless told not to.
+        "think": bool(request.thinking_budget) and think_supported,
+        "options": {"num_predict": request.max_tokens},
+    }
+    if request.tools and not prompt_tools:
+        body["tools"] = [
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+            for t in request.tools
+        ]
+    return body
+
+
+def _arguments(value: Any) -> dict[str, Any]:
+    """A call's arguments: an object (Ollama's own form), a JSON string (some proxies), or absent: `{}`."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except json.JSONDecodeError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+class OllamaEventMapper:
+    """Maps the NDJSON lines of one `/api/chat` stream to unified events. `message.thinking` and
+    `message.content` open blocks in the order they come; `message.tool_calls` arrive whole; the line
+    with `done: true` carries the stop reason and token counts. With `prompt_tools`, the content goes
+    through a `PromptToolParser` so calls written as text become tool calls."""
+
+    def __init__(self, *, prompt_tools: bool = False) -> None:
+        self.usage = Usage()
+        self.started = False
+        self.finished = False
+        self.failed = False
+        self._next = 0
+        self._text: int | None = None
+        self._thinking: int | None = None
+        self._calls = 0
+        self._salt = ""
+        self._parser = PromptToolParser(self._allocate) if prompt_tools else None
+
+    def _allocate(self) -> int:
+        self._next += 1
+        return self._next - 1
+
+    @property
+    def tool_calls(self) -> int:
+        return self._calls + (self._parser.calls if self._parser else 0)
+
+    def feed(self, line: dict[str, Any]) -> list[ev.Event]:
+        if line.get("error"):
+            return self.fail(_error_text(line["error"]))
+        events: list[ev.Event] = []
+        if not self.started:
+            self.started = True
+            self._salt = str(line.get("created_at") or "")
+            if self._parser is not None:
+                self._parser.id_salt = self._salt
+            events.append(ev.Start(model=str(line.get("model") or "")))
+        message = line.get("message") if isinstance(line.get("message"), dict) else {}
+        if thinking := message.get("thinking"):
+            events += self._end_text()
+            if self._thinking is None:
+                self._thinking = self._allocate()
+                events.append(ev.ThinkingStart(index=self._thinking))
+            events.append(ev.ThinkingDelta(index=self._thinking, text=thinking))
+        if content := message.get("content"):
+            events += self._end_thinking() + self._content(content)
+        for call in message.get("tool_calls") or []:
+            events += self._end_thinking() + self._end_text() + self._tool_call(call)
+        if line.get("done"):
+            events += self.close()
+            self._update_usage(line)
+            self.finished = True
+            events += [ev.UsageUpdate(usage=self.usage.model_copy()), ev.Done(reason=self._stop_reason(line.get("done_reason")))]
+        return events
+
+    def fail(self, detail: str) -> list[ev.Event]:
+        """An `{"error": …}` line: the open blocks are closed and the message fails, its partial kept."""
+        self.failed = True
+        if self.started:
+            words = f"Ollama reported an error mid-reply: {detail}. The partial reply was kept."
+        else:
+            words = f"Ollama reported an error: {detail}."
+        return [*self.close(), ev.Error(reason="error", message=words)]
+
+    def close(self) -> list[ev.Event]:
+        """End events for every open block (at the end of the stream, or before an error)."""
+        events = self._end_thinking()
+        if self._parser is not None:
+            return events + self._parser.finish()
+        return events + self._end_text()
+
+    def _content(self, text: str) -> list[ev.Event]:
+        if self._parser is not None:
+            return self._parser.feed(text)
+        if self._text is None:
+            self._text = self._allocate()
+            return [ev.TextStart(index=self._text), ev.TextDelta(index=self._text, text=text)]
+        return [ev.TextDelta(index=self._text, text=text)]
+
+    def _end_text(self) -> list[ev.Event]:
+        if self._parser is not None:
+            return self._parser.end_text()
+        if self._text is None:
+            return []
+        index, self._text = self._text, None
+        return [ev.TextEnd(index=index)]
+
+    def _end_thinking(self) -> list[ev.Event]:
+        if self._thinking is None:
+            return []
+        index, self._thinking = self._thinking, None
+        return [ev.ThinkingEnd(index=index)]
+
+    def _tool_call(self, call: Any) -> list[ev.Event]:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            return []
+        name = str(function.get("name") or "")
+        arguments = _arguments(function.get("arguments"))
+        call_id = call.get("id") or stable_call_id(self._calls, name, arguments, self._salt)
+        self._calls += 1
+        index = self._allocate()
+        return [ev.ToolCallStart(index=index, tool_call_id=str(call_id), name=name, arguments=dict(arguments)),
+                ev.ToolCallEnd(index=index, arguments=arguments)]
+
+    def _stop_reason(self, done_reason: Any) -> str:
+        reason = str(done_reason or "stop")
+        if reason == "length":
+            return "max_tokens"
+        if self.tool_calls:
+            return "tool_use"
+        return STOP_REASONS.get(reason, reason)
+
+    def _update_usage(self, line: dict[str, Any]) -> None:
+        # Both counts are left out when zero (Go's omitempty): a fully cached prompt has no prompt_eval_count.
+        self.usage.input_tokens = int(line.get("prompt_eval_count") or 0)
+        self.usage.output_tokens = int(line.get("eval_count") or 0)
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):  # OpenAI-style proxies in front of Ollama
+        return str(error.get("message") or error)
+    return str(error)
