@@ -13,6 +13,7 @@ from typing import TextIO
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
 from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.providers.catalog import PROVIDERS, UnknownProviderError, provider_spec
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -31,9 +32,13 @@ _OUTCOME_EXIT = {
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("ask", help="ask Claude from the terminal and stream the answer")
+    parser = commands.add_parser("ask", help="ask a model from the terminal and stream the answer")
     parser.add_argument("prompt", nargs="+", help="what to ask")
-    parser.add_argument("--model", help="model id (default: settings, DESKTOP_COPILOT_MODEL, claude-sonnet-4-6)")
+    parser.add_argument("--provider", type=_provider, metavar="ID",
+                        help=f"provider: {', '.join(PROVIDERS)} (default: DESKTOP_COPILOT_PROVIDER, anthropic; "
+                             "with -c, the conversation's)")
+    parser.add_argument("--model", help="model id (default: the conversation's, DESKTOP_COPILOT_MODEL for the default "
+                                        "provider, else the provider's default)")
     parser.add_argument("--system", help="system prompt")
     parser.add_argument("--thinking-budget", type=int, metavar="N", help="enable extended thinking with N tokens")
     parser.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N tool rounds (default 10)")
@@ -45,6 +50,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one unified event per line as JSON")
     parser.add_argument("--show-thinking", action="store_true", help="print thinking to stderr")
     parser.set_defaults(run=run)
+
+
+def _provider(text: str) -> str:
+    try:
+        return provider_spec(text).id
+    except UnknownProviderError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _max_tokens(text: str) -> int:
@@ -150,14 +162,14 @@ async def _ask(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     runtime = build_runtime(
-        model=args.model, thinking_budget=args.thinking_budget, max_tool_rounds=args.max_tool_rounds,
-        system=args.system, max_tokens=args.max_tokens,
+        provider=args.provider, model=args.model, thinking_budget=args.thinking_budget,
+        max_tool_rounds=args.max_tool_rounds, system=args.system, max_tokens=args.max_tokens,
     )
     store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings)
     for problem in runtime.warnings:
         print(f"warning: {problem}", file=sys.stderr)
     try:
-        conversation = Conversation(model=runtime.config.model, system=args.system)
+        conversation = Conversation(provider=args.provider, model=args.model, system=args.system)
         if args.continue_:
             store.mark_unfinished_interrupted()
             latest = store.latest_conversation_id()
@@ -166,15 +178,18 @@ async def _ask(args: argparse.Namespace) -> int:
                 print("error: there is no saved conversation to continue; ask without -c first.", file=sys.stderr)
                 return EXIT_USAGE
             conversation = loaded
-            if args.model:
+            if args.provider and args.provider != (conversation.provider or "anthropic"):
+                conversation.provider = args.provider  # the history is converted for it request by request
+                conversation.model = args.model  # None: the new provider's default
+            elif args.model:
                 conversation.model = args.model
             if args.system:
                 conversation.system = args.system
             if args.no_save:
                 store.close()
                 store = None
-        _clamp_output_limit(runtime, conversation.model or runtime.config.model, asked=args.max_tokens)
         session = ChatSession(runtime, conversation, store)
+        _clamp_output_limit(runtime, session.model_for(session.provider_id()), asked=args.max_tokens)
         printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=args.json, show_thinking=args.show_thinking)
         task = asyncio.create_task(session.send(" ".join(args.prompt), printer))
         loop = asyncio.get_running_loop()

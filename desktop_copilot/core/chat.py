@@ -60,7 +60,11 @@ class ChatSession:
         config = self.runtime.config
         if self.conversation.model:
             return self.conversation.model
-        return config.model if provider_id == config.provider else provider_spec(provider_id).default_model
+        spec = provider_spec(provider_id)
+        model = config.model if provider_id == config.provider else spec.default_model
+        if spec.wire != "anthropic" and model.startswith("claude-"):  # the Anthropic default, not meant for this one
+            model = spec.default_model
+        return model
 
     def options(self, provider_id: str) -> RunOptions:
         config = self.runtime.config
