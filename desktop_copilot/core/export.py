@@ -82,7 +82,7 @@ def to_markdown(conversation: Conversation) -> str:
                     if block.result is not None:
                         body += "\n\n**Result**\n\n" + _fence(block.result)
                     out.append(_details(f"Tool call: <code>{block.name}</code> ({status})", body))
-                case RawBlock(data=data):
+                case RawBlock(data=data) if block.shown:
                     out.append(_details(f"{data.get('type', 'block')}", _fence(json.dumps(data, ensure_ascii=False, indent=2), "json")))
             out.append("")
         if message.status not in (MessageStatus.COMPLETED, MessageStatus.CREATED):

@@ -92,11 +92,19 @@ class ToolCallBlock(_Block):
         self.ended_at = now()
 
 
+WIRE_ONLY_RAW_TYPES = frozenset({"gemini_thought_signature"})
+
+
 class RawBlock(_Block):
     """A block type this app does not model (e.g. `server_tool_use`), kept verbatim for replay."""
 
     type: Literal["raw"] = "raw"
     data: dict[str, Any]
+
+    @property
+    def shown(self) -> bool:
+        """False for a block that only carries what its provider needs back (a Gemini text part's signature)."""
+        return self.data.get("type") not in WIRE_ONLY_RAW_TYPES
 
 
 Block = Annotated[

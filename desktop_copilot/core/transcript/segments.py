@@ -93,7 +93,7 @@ class MessageSegmenter:
                 rows.append(Segment(message.id, "tool", index, state=_tool_state(block, index in expanded, live)))
             elif isinstance(block, RedactedThinkingBlock):
                 rows.append(Segment(message.id, "redacted", index))
-            elif isinstance(block, RawBlock):
+            elif isinstance(block, RawBlock) and block.shown:
                 rows.append(Segment(message.id, "raw", index))
         if not finished and not rows:
             rows.append(Segment(message.id, "waiting"))

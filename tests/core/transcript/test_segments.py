@@ -133,3 +133,13 @@ def test_row_geometry_keeps_tops_in_step():
     assert rows.set(0, 15, True) == 5 and rows.top(3) == 25
     rows.remove(0, 2)
     assert rows.heights == [5, 20, 30] and rows.total() == 55
+
+
+def test_a_block_that_only_carries_a_signature_for_its_provider_gets_no_row():
+    from desktop_copilot.core.models import RawBlock
+
+    reply = Message.assistant("gemini-3-pro", "gemini")
+    reply.blocks = [TextBlock(text="Hello."), RawBlock(data={"type": "gemini_thought_signature", "thoughtSignature": "Cg", "signs": "text"}),
+                    RawBlock(data={"type": "server_tool_use", "id": "srv_1"})]
+    reply.status = MessageStatus.COMPLETED
+    assert [row.kind for row in MessageSegmenter().segments(reply, frozenset())] == ["text", "raw"]
