@@ -3,6 +3,7 @@ that goes DeepSeek (thinking + a tool) -> Anthropic -> Ollama with `-c`, each re
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -86,3 +87,58 @@ def test_deepseek_then_anthropic_then_ollama_in_one_conversation(loopback):
     conversation, messages = stored_providers()
     assert conversation == "ollama"
     assert [p for role, p in messages if role == "assistant"] == ["deepseek", "deepseek", "anthropic", "ollama"]
+
+
+def test_anthropic_deepseek_gemini_ollama_anthropic_every_request_valid(loopback):
+    """The conversation the issue names: thinking and tools on the way, each hop's request valid for its API."""
+    from tests.support.gemini_support import chunk as gemini_chunk
+    from tests.support.gemini_support import gemini_sse
+    from tests.support.gemini_support import usage as gemini_usage
+    from tests.support.loopback import anthropic_tool_reply
+
+    os.environ["GEMINI_API_KEY"] = "gemini-test-key-4545"
+    os.environ["GEMINI_BASE_URL"] = loopback.url
+    try:
+        loopback.enqueue("/v1/messages",
+                         sse_response(anthropic_tool_reply([("toolu_01A", "tavily_search", {"query": "HK"})], thinking="Search first.")),
+                         sse_response(anthropic_text_reply("It is sunny.")))
+        loopback.enqueue("/search", tavily_results("HK", [("HKO", "https://www.hko.gov.hk", "Sunny")]),
+                         tavily_results("HK rain", [("HKO", "https://www.hko.gov.hk", "No rain")]))
+        assert run_ask(loopback, "--thinking-budget", "2048", "Weather in HK?").returncode == 0
+
+        loopback.enqueue("/chat/completions",
+                         chat_response(chat_reply(None, reasoning="Check rain.", calls=[("call_ds_9", "tavily_search", {"query": "HK rain"})])),
+                         chat_response(chat_reply("No rain expected.", reasoning="Answer.")))
+        assert run_ask(loopback, "-c", "--provider", "deepseek", "Any rain?").returncode == 0
+
+        signed = gemini_chunk({"text": "Take sunscreen.", "thoughtSignature": "c2lnbmF0dXJl"}, finish="STOP", usage=gemini_usage())
+        loopback.enqueue("/v1beta/models/gemini-2.5-flash:streamGenerateContent", gemini_sse([signed]))
+        assert run_ask(loopback, "-c", "--provider", "gemini", "What should I bring?").returncode == 0
+
+        loopback.enqueue("/api/chat", ollama_text_reply("Have fun."))
+        assert run_ask(loopback, "-c", "--provider", "ollama", "Thanks").returncode == 0
+
+        loopback.enqueue("/v1/messages", sse_response(anthropic_text_reply("Goodbye.")))
+        final = run_ask(loopback, "-c", "--provider", "anthropic", "Bye")
+        assert final.returncode == 0, final.stderr
+    finally:
+        os.environ.pop("GEMINI_API_KEY", None)
+        os.environ.pop("GEMINI_BASE_URL", None)
+
+    last = loopback.requests_to("/v1/messages")[-1].json()
+    assert history_problems(last["messages"]) == []
+    kinds = [block["type"] for turn in last["messages"] for block in turn["content"]]
+    assert kinds.count("thinking") == 1  # Anthropic's own signed thinking goes back; nobody else's
+    assert "call_ds_9" in {block.get("id") for turn in last["messages"] for block in turn["content"]}
+
+    gemini = loopback.requests_to("/v1beta/models/gemini-2.5-flash:streamGenerateContent")[-1].json()
+    roles = [content["role"] for content in gemini["contents"]]
+    assert roles[0] == "user" and roles[-1] == "user" and all(r in ("user", "model") for r in roles)
+    assert not any(part.get("thought") for content in gemini["contents"] for part in content["parts"])
+
+    ollama = loopback.requests_to("/api/chat")[-1].json()
+    gemini_turn = [m for m in ollama["messages"] if m["role"] == "assistant"][-1]
+    assert gemini_turn["content"] == "Take sunscreen." and "thoughtSignature" not in json.dumps(ollama)
+    chat = loopback.requests_to("/chat/completions")[-1].json()
+    assert [m["role"] for m in chat["messages"]][:2] == ["user", "assistant"]
+    assert "reasoning_content" not in chat["messages"][1]  # Anthropic's thinking is not DeepSeek's
