@@ -3,6 +3,8 @@ for start-up warnings and, without an Anthropic key, the dialog on its Keys page
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
@@ -10,7 +12,9 @@ from desktop_copilot.core.bootstrap import keyring_warning, make_editable
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
-from desktop_copilot.qt.settings.dialog import SettingsDialog
+
+if TYPE_CHECKING:  # the dialog and its pages are imported when it first opens, not before the first frame
+    from desktop_copilot.qt.settings.dialog import SettingsDialog
 
 FIRST_RUN_INTRO = (
     "<b>Welcome to Desktop Copilot.</b> To talk to Claude it needs an Anthropic API key: create one at "
@@ -25,6 +29,8 @@ def _runtime(window: QMainWindow) -> Runtime:
 
 def open_settings(window: QMainWindow, page: str = "keys", intro: str = "") -> SettingsDialog:
     """Shows the (one) settings dialog, window-modal, on `page`; `intro` is shown above the keys."""
+    from desktop_copilot.qt.settings.dialog import SettingsDialog
+
     dialog = open_dialog_of(window)
     if dialog is None:
         for closed in window.findChildren(SettingsDialog):
@@ -43,6 +49,8 @@ def open_settings(window: QMainWindow, page: str = "keys", intro: str = "") -> S
 
 def open_dialog_of(window: QMainWindow) -> SettingsDialog | None:
     """The settings dialog the window shows, if any."""
+    from desktop_copilot.qt.settings.dialog import SettingsDialog
+
     return next((d for d in window.findChildren(SettingsDialog) if d.isVisible()), None)
 
 

@@ -10,17 +10,16 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
+from typing import TYPE_CHECKING
 
 from desktop_copilot.core.citations import Source
 from desktop_copilot.core.link_safety import image_label, is_allowed, visible_form
 from desktop_copilot.core.transcript.markdown_blocks import MarkdownBlockScanner
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+
+if TYPE_CHECKING:  # markdown-it and Pygments are imported when the first Markdown is rendered, not at start-up
+    from markdown_it import MarkdownIt
+    from pygments.formatters import HtmlFormatter
 
 PYGMENTS_STYLE = "friendly"
 _TH = re.compile(r"<th(\s|>)")
@@ -28,11 +27,16 @@ _TH = re.compile(r"<th(\s|>)")
 
 @lru_cache(maxsize=1)
 def _formatter() -> HtmlFormatter:
+    from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(style=PYGMENTS_STYLE, noclasses=True, nowrap=True)
 
 
 @lru_cache(maxsize=64)
 def _lexer(language: str):
+    from pygments.lexers import TextLexer, get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(language, stripnl=False, ensurenl=False)
     except ClassNotFound:
@@ -42,7 +46,12 @@ def _lexer(language: str):
 def highlight_code(code: str, language: str = "", theme: Theme = DEFAULT_THEME) -> str:
     """A code block as a one-cell table (QTextDocument paints table backgrounds, not `<pre>` ones)."""
     code = code[:-1] if code.endswith("\n") else code
-    body = highlight(code, _lexer(language.lower()), _formatter()).rstrip("\n") if language else html.escape(code)
+    if language:
+        from pygments import highlight
+
+        body = highlight(code, _lexer(language.lower()), _formatter()).rstrip("\n")
+    else:
+        body = html.escape(code)
     label = f'<tr><td class="codelang">{html.escape(language)}</td></tr>' if language else ""
     return (
         f'<table class="code" width="100%" cellspacing="0" cellpadding="0" bgcolor="{theme.code_background}">'
@@ -87,6 +96,8 @@ def _render_image(renderer, tokens, idx, options, env) -> str:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     parser = MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
     parser.add_render_rule("fence", _render_fence)
     parser.add_render_rule("code_block", _render_fence)
