@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from desktop_copilot.core.secrets import KNOWN_KEYS
+from desktop_copilot.core.secrets import KNOWN_KEYS, KeySpec
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -39,11 +39,21 @@ def _error(message: str) -> None:
     print(f"error: {message}", file=sys.stderr)
 
 
+def _custom_names() -> list[str]:
+    """Ids of the endpoints added in Settings that take a key (stored under their id)."""
+    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.settings import SettingsFile
+
+    settings = SettingsFile(AppPaths.resolve().settings_file).load()
+    return [c.id for c in settings.custom_providers if c.needs_key and c.id not in KNOWN_KEYS]
+
+
 def _known_name(raw: str) -> str | None:
     name = raw.strip().lower()
-    if name in KNOWN_KEYS:
+    custom = _custom_names()
+    if name in KNOWN_KEYS or name in custom:
         return name
-    _error(f"unknown key name {raw!r}; known names: {', '.join(KNOWN_KEYS)}")
+    _error(f"unknown key name {raw!r}; known names: {', '.join([*KNOWN_KEYS, *custom])}")
     return None
 
 
@@ -67,7 +77,7 @@ def _usable_keyring(raw_name: str, consequence: str):
     name = _known_name(raw_name)
     if name is None:
         return None
-    spec = KNOWN_KEYS[name]
+    spec = KNOWN_KEYS.get(name) or KeySpec(name, "no environment variable", f"key for {name!r}", "")
     store = _store()
     status = store.status()
     if not status.usable:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.models import Conversation, Message, Role
-from desktop_copilot.core.providers.catalog import provider_spec
 from desktop_copilot.core.runtime import RunResources, Runtime
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
@@ -60,7 +59,7 @@ class ChatSession:
         config = self.runtime.config
         if self.conversation.model:
             return self.conversation.model
-        spec = provider_spec(provider_id)
+        spec = self.runtime.spec(provider_id)
         model = config.model if provider_id == config.provider else spec.default_model
         if spec.wire != "anthropic" and model.startswith("claude-"):  # the Anthropic default, not meant for this one
             model = spec.default_model

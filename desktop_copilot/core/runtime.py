@@ -10,7 +10,7 @@ from desktop_copilot.core.blocking import in_keyring_thread
 from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.providers.base import Provider
-from desktop_copilot.core.providers.catalog import ProviderSpec, base_url, provider_spec
+from desktop_copilot.core.providers.catalog import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider
 from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
@@ -28,7 +28,9 @@ class MissingKeyError(Exception):
 
 
 def missing_key_message(name: str) -> str:
-    spec = KNOWN_KEYS[name]
+    spec = KNOWN_KEYS.get(name)
+    if spec is None:  # an endpoint the user added
+        return f"No key is stored for {name!r}. Run `desktop-copilot keys set {name}` or add it in Settings."
     return (
         f"No {spec.label} is configured. Get one at {spec.url}, then run "
         f"`desktop-copilot keys set {name}` or set the {spec.env_var} environment variable."
@@ -74,15 +76,43 @@ class Runtime:
         """Provider id -> (what it was built for: key and URL, the provider), rebuilt when either changes."""
         self._retired_providers: list[Provider] = []
 
+    def providers(self) -> dict[str, ProviderSpec]:
+        """Every provider by id: the built-in ones, then the endpoints the user added in Settings."""
+        custom = self.settings.custom_providers if self.settings is not None else []
+        added = {c.id: custom_spec(c.id, c.label, c.base_url, c.default_model, needs_key=c.needs_key, headers=c.headers)
+                 for c in custom if c.id not in PROVIDERS}
+        return {**PROVIDERS, **added}
+
+    def spec(self, provider_id: str) -> ProviderSpec:
+        """The provider `provider_id` (UnknownProviderError, naming the known ones, when there is none)."""
+        found = self.providers().get(provider_id.strip().lower())
+        return found if found is not None else provider_spec(provider_id)
+
     def provider_id(self, conversation_provider: str | None = None) -> str:
         """The provider a conversation talks to: its own, else the configured default."""
-        return provider_spec(conversation_provider or self.config.provider).id
+        return self.spec(conversation_provider or self.config.provider).id
+
+    def base_url(self, spec: ProviderSpec) -> str:
+        """The environment's <ID>_BASE_URL, else the one set in Settings, else the public endpoint."""
+        configured = self.settings.base_urls.get(spec.id) if self.settings is not None else None
+        if spec.id == "anthropic":
+            configured = self.config.anthropic_base_url or configured
+        return base_url(spec, os.environ, configured)
+
+    async def list_models(self, provider_id: str) -> list[str]:
+        """The model ids `provider_id` offers (its key read on the keyring thread; raises the client's errors)."""
+        spec = self.spec(provider_id)
+        found = await in_keyring_thread(_look_up, self.keys, [spec.key_name] if spec.key_name else [])
+        key = found.get(spec.key_name) if spec.key_name else None
+        if spec.needs_key and key is None:
+            raise MissingKeyError(missing_key_message(spec.key_name))
+        return await self._provider_with(spec, key.secret if key else None).list_models()
 
     async def prepare_run(self, provider_id: str | None = None) -> RunResources:
         """The provider and the enabled tools for one run, with every key it needs read in one hop to the
         keyring thread (a locked keyring may prompt and block). Keys are read again for every run, so a key
         set or deleted elsewhere counts at the next send. MissingKeyError without the provider's key."""
-        spec = provider_spec(self.provider_id(provider_id))
+        spec = self.spec(self.provider_id(provider_id))
         tool_keys = {name for tool in self._switched_on_tools() for name in tool.required_keys}
         names = sorted(tool_keys | ({spec.key_name} if spec.key_name else set()))
         found = await in_keyring_thread(_look_up, self.keys, names)
@@ -98,8 +128,7 @@ class Runtime:
 
     def _provider_with(self, spec: ProviderSpec, key: Secret | None) -> Provider:
         """The provider for `spec` with `key`, made anew only when the key or the base URL changed."""
-        configured = self.config.anthropic_base_url if spec.id == "anthropic" else None
-        wanted = (key, base_url(spec, os.environ, configured))
+        wanted = (key, self.base_url(spec))
         held = self._providers.get(spec.id)
         if held is not None and held[0] == wanted:
             return held[1]

@@ -26,6 +26,28 @@ class ModelsCache(BaseModel):
     fetched_at: datetime
 
 
+class CustomProvider(BaseModel):
+    """A Chat Completions endpoint the user added (LM Studio, llama.cpp server, vLLM, a gateway). Its key, if
+    any, is in the keyring under its id; `headers` hold no secrets."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    label: str = Field(min_length=1)
+    base_url: str
+    default_model: str = ""
+    needs_key: bool = False
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+
 class Settings(BaseModel):
     """What the settings dialog edits. API keys never live here (they go to the keyring)."""
 
@@ -44,6 +66,15 @@ class Settings(BaseModel):
     window_geometry: str | None = None
     """Qt's saveGeometry() as base64."""
     models_cache: ModelsCache | None = None
+    default_provider: str | None = None
+    """The provider new conversations talk to; None means Anthropic (or DESKTOP_COPILOT_PROVIDER)."""
+    disabled_providers: set[str] = Field(default_factory=set)
+    """Providers left out of the model picker."""
+    base_urls: dict[str, str] = Field(default_factory=dict)
+    """Provider id -> another endpoint than the public one (the environment's <ID>_BASE_URL still wins)."""
+    custom_providers: list[CustomProvider] = Field(default_factory=list)
+    provider_models: dict[str, ModelsCache] = Field(default_factory=dict)
+    """Provider id -> the model ids it listed, and when (Anthropic's stay in `models_cache`)."""
 
     @field_validator("anthropic_base_url", "default_model", "window_geometry", mode="before")
     @classmethod
@@ -60,13 +91,14 @@ class Settings(BaseModel):
             raise ValueError("must start with http:// or https://")
         return value
 
-    @field_serializer("disabled_tools")
+    @field_serializer("disabled_tools", "disabled_providers")
     def _sorted(self, value: set[str]) -> list[str]:
         return sorted(value)
 
     def config_overrides(self) -> dict[str, Any]:
         """The AppConfig fields these settings set (None values are left to the defaults)."""
         return {
+            "provider": self.default_provider,
             "model": self.default_model,
             "anthropic_base_url": self.anthropic_base_url,
             "thinking_budget": self.thinking_budget if self.thinking_enabled else None,

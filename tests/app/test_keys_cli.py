@@ -136,3 +136,15 @@ def test_delete(capsys, monkeypatch, memory):
 def test_keys_without_an_action_shows_help(capsys, monkeypatch, memory):
     code, _, err = run(capsys, monkeypatch, "keys")
     assert code == 2 and "set" in err and "list" in err and "delete" in err
+
+
+def test_a_key_for_an_endpoint_added_in_settings(capsys, monkeypatch, memory):
+    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.settings import CustomProvider, Settings, SettingsFile
+
+    settings = Settings(custom_providers=[CustomProvider(id="lmstudio", label="LM Studio", base_url="http://127.0.0.1:1234/v1",
+                                                         needs_key=True)])
+    SettingsFile(AppPaths.resolve().ensure().settings_file).save(settings)
+    code, _, _ = run(capsys, monkeypatch, "keys", "set", "lmstudio", stdin=VALUE)
+    assert code == 0
+    assert list(memory.entries.values()) == [VALUE]

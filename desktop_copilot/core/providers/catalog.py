@@ -21,6 +21,9 @@ class ProviderSpec:
     key_name: str | None
     """The key in the key store (`keys set ID`); None for a provider that needs none (Ollama)."""
     base_url_env: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra request headers (a custom endpoint's; never a secret)."""
+    custom: bool = False
 
     @property
     def needs_key(self) -> bool:
@@ -64,7 +67,28 @@ def provider_spec(provider_id: str) -> ProviderSpec:
 
 def base_url(spec: ProviderSpec, environ: Mapping[str, str], configured: str | None = None) -> str:
     """The endpoint: the environment (`<ID>_BASE_URL`, `OLLAMA_HOST`), then the settings, then the public one."""
-    url = (environ.get(spec.base_url_env, "") or configured or spec.base_url).strip().rstrip("/")
-    if spec.wire == "ollama" and "://" not in url:  # OLLAMA_HOST may be "host:port"
-        url = f"http://{url}"
+    url = ((environ.get(spec.base_url_env, "") if spec.base_url_env else "") or configured or spec.base_url).strip().rstrip("/")
+    if spec.wire == "ollama":
+        url = _ollama_host(url)
     return url
+
+
+def _ollama_host(value: str) -> str:
+    """OLLAMA_HOST as Ollama reads it: "host", "host:port" or a URL; a bare host's port is 11434, and the
+    listen-everywhere address 0.0.0.0 is reached at 127.0.0.1."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value if "://" in value else f"http://{value}")
+    host = parts.hostname or "127.0.0.1"
+    host = "127.0.0.1" if host == "0.0.0.0" else host
+    host = f"[{host}]" if ":" in host else host
+    port = parts.port or (11434 if "://" not in value else None)  # a URL without a port means its scheme's
+    netloc = f"{host}:{port}" if port else host
+    return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
+def custom_spec(provider_id: str, label: str, url: str, default_model: str, *, needs_key: bool,
+                headers: Mapping[str, str] | None = None) -> ProviderSpec:
+    """A user-added Chat Completions endpoint; its key (if it needs one) is stored under its id."""
+    return ProviderSpec(provider_id, label, "chat_completions", url, default_model, provider_id if needs_key else None,
+                        "", tuple((headers or {}).items()), custom=True)

@@ -16,7 +16,7 @@ def create_provider(spec: ProviderSpec, key: Secret | None, url: str) -> Provide
     if spec.wire == "chat_completions":
         from desktop_copilot.core.providers.chat_completions_provider import ChatCompletionsProvider
 
-        return ChatCompletionsProvider(key, url, vendor=spec.id)
+        return ChatCompletionsProvider(key, url, vendor=spec.id, extra_headers=dict(spec.headers) or None)
     if spec.wire == "gemini":
         from desktop_copilot.core.providers.gemini_provider import GeminiProvider
 
