@@ -207,6 +207,9 @@ class RunFinished(Event):
     detail: str = ""
 
 
+DELTA_EVENTS = (TextDelta, ThinkingDelta, ToolCallDelta, UsageUpdate)
+"""Events that only grow what is already there: written and repainted at most once per interval."""
+
 PROVIDER_EVENT_TYPES = (
     Start,
     TextStart,

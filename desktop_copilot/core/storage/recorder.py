@@ -13,8 +13,6 @@ from desktop_copilot.core.storage.store import Store
 WRITE_INTERVAL = 0.25
 """What has arrived of a streaming reply is on disk within this many seconds, whether or not more follows."""
 
-DELTA_EVENTS = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate)
-
 
 class StoreRecorder:
     """Deltas are written at most every WRITE_INTERVAL (a timer on the running event loop writes the
@@ -40,7 +38,7 @@ class StoreRecorder:
         message = self._find(event.message_id)
         if message is not None:
             self._dirty[message.id] = message
-        if not isinstance(event, DELTA_EVENTS):
+        if not isinstance(event, ev.DELTA_EVENTS):
             self.flush()
             return
         due = self._last_write + WRITE_INTERVAL - time.monotonic()

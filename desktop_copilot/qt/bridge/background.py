@@ -52,6 +52,6 @@ class BackgroundTasks:
         if task.cancelled() or task.exception() is None:
             return
         exc = task.exception()
-        log.error("a settings task failed", exc_info=exc)
+        log.error("a background task failed", exc_info=exc)
         if self._on_error is not None:
             self._on_error(f"Something went wrong: {type(exc).__name__}.")

@@ -21,8 +21,6 @@ LAYOUT_CACHE_ROWS = 32
 class TranscriptDelegate(QStyledItemDelegate):
     sig_link_clicked = Signal(str, str)
     """A link was clicked: (its href, its visible text). Nothing is opened here (see link_opener)."""
-    sig_link_activated = Signal(str)
-    """The same click, href only."""
 
     def __init__(self, parent=None, env: PaintEnv | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +149,5 @@ class TranscriptDelegate(QStyledItemDelegate):
             return True
         if link := self.link_hit(index, option.rect, pos):
             self.sig_link_clicked.emit(link.href, link.text)
-            self.sig_link_activated.emit(link.href)
             return True
         return False

@@ -50,10 +50,6 @@ def answered_message(conversation: Conversation) -> Message | None:
     return next((m for m in reversed(conversation.messages) if m.role is Role.USER), None)
 
 
-def supported_actions(session) -> list[str]:
-    return [action for action, method in SESSION_METHODS.items() if hasattr(session, method)]
-
-
 def start_recovery(controller: ChatController, action: str) -> bool:
     """Run `action` ("retry" or "continue") on the open conversation; False when its last reply does not
     offer that action or a run is in progress."""
@@ -140,7 +136,7 @@ class RecoveryBar(QFrame):
         session = self.controller.session
         reply = None if self.controller.busy else noticed_reply(session.conversation)
         self.kind = notice_kind(reply) if reply is not None else None
-        offered = set(NOTICE_ACTIONS.get(self.kind, ())) & {*supported_actions(session), "edit"}
+        offered = set(NOTICE_ACTIONS.get(self.kind, ()))
         if reply is None or not offered:
             self.kind = None
             self.hide()

@@ -201,6 +201,6 @@ def test_clicking_a_link_opens_it(qtbot, monkeypatch):
     rect = view.visualRect(index)
     y = rect.top() + DEFAULT_THEME.row_spacing + 8
     spot = next(QPoint(x, y) for x in range(rect.left(), rect.right(), 4) if delegate.link_at(index, rect, QPoint(x, y)))
-    with qtbot.waitSignal(delegate.sig_link_activated) as link:
+    with qtbot.waitSignal(delegate.sig_link_clicked) as link:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=spot)
-    assert link.args == ["https://example.com/docs"] and opened == ["https://example.com/docs"]
+    assert link.args == ["https://example.com/docs", "the docs"] and opened == ["https://example.com/docs"]
