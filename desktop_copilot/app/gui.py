@@ -57,12 +57,22 @@ def create_main_window(runtime: Runtime, store: Store | None, conversation: Conv
     return window
 
 
-def _warm_provider_import() -> None:
+PROVIDER_MODULES = {"anthropic": "anthropic", "chat_completions": "openai", "gemini": "httpx", "ollama": "httpx"}
+"""What a provider of each wire format imports on its first request (its SDK, or httpx)."""
+
+
+def _warm_provider_import(runtime: Runtime) -> None:
+    """Import the default provider's SDK in a background thread, so the first send does not wait for it."""
+    try:
+        module = PROVIDER_MODULES[runtime.spec(runtime.config.provider).wire]
+    except Exception:  # an unknown default provider: the first send says so
+        return
+
     def run() -> None:
         try:
-            importlib.import_module("anthropic")
+            importlib.import_module(module)
         except Exception:  # the first send reports the real problem
-            log.debug("warming the anthropic import failed", exc_info=True)
+            log.debug("warming the %s import failed", module, exc_info=True)
 
     threading.Thread(target=run, name="warm-imports", daemon=True).start()
 
@@ -152,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             undo_hooks = install_error_reporting(window)
             window.show()
             start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
-            QTimer.singleShot(WARM_IMPORT_DELAY_MS, _warm_provider_import)
+            QTimer.singleShot(WARM_IMPORT_DELAY_MS, lambda: _warm_provider_import(runtime))
             if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
                 QTimer.singleShot(500, window.close)
             run_until_closed(window, loop)
