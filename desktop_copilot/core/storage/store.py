@@ -68,7 +68,13 @@ class Store:
     # --- conversations -----------------------------------------------------------------
 
     def save_conversation(self, conversation: Conversation) -> None:
+        """Insert or update the conversation's header and its title's search row, in one transaction."""
         conversation.updated_at = now()
+        with self.transaction():
+            self._save_header(conversation)
+            self.search_index.index(conversation.id, "", conversation.title)
+
+    def _save_header(self, conversation: Conversation) -> None:
         self._db.execute(
             """INSERT INTO conversations (id, title, provider, model, system, created_at, updated_at)
                VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -77,7 +83,6 @@ class Store:
             (conversation.id, conversation.title, conversation.provider, conversation.model, conversation.system,
              conversation.created_at, conversation.updated_at),
         )
-        self.search_index.index(conversation.id, "", conversation.title)
 
     def touch_conversation(self, conversation_id: str, updated_at: float | None = None) -> None:
         self._db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (updated_at or now(), conversation_id))
