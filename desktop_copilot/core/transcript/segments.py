@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_copilot.core.models import (
@@ -73,10 +75,14 @@ class MessageSegmenter:
     def __init__(self) -> None:
         self._chunkers: dict[int, tuple[Chunker, list[Segment]]] = {}
 
-    def segments(self, message: Message, expanded: frozenset[int] | set[int] = frozenset()) -> list[Segment]:
+    def segments(self, message: Message, expanded: frozenset[int] | set[int] = frozenset(),
+                 switched_to: str | None = None) -> list[Segment]:
+        """`switched_to`: the "Provider · model" a reply was written by when the reply before it was not
+        (`switch_label`); a quiet "switch" row then comes first."""
         if message.role is Role.USER:
             return self._pieces(message.id, "user", 0, message.text, markdown=False, live=False, ends=True)
-        rows: list[Segment] = []
+        rows: list[Segment] = [Segment(message.id, "switch", state=(switched_to,))] if switched_to else []
+        notices = len(rows)
         finished = message.status.finished
         last = len(message.blocks) - 1
         for index, block in enumerate(message.blocks):
@@ -95,7 +101,7 @@ class MessageSegmenter:
                 rows.append(Segment(message.id, "redacted", index))
             elif isinstance(block, RawBlock) and block.shown:
                 rows.append(Segment(message.id, "raw", index))
-        if not finished and not rows:
+        if not finished and len(rows) == notices:
             rows.append(Segment(message.id, "waiting"))
         if message.status in NOTICE_STATUSES or (
             message.status is MessageStatus.COMPLETED and message.stop_reason in NOTICE_STOP_REASONS
@@ -144,6 +150,25 @@ def _with_state(row: Segment, state: tuple) -> Segment:
 def _tool_state(block: ToolCallBlock, expanded: bool, live: bool) -> tuple:
     return (block.status.value, expanded, live, len(block.partial_arguments), bool(block.arguments),
             None if block.result is None else len(block.result), block.is_error, block.started_at, block.ended_at)
+
+
+_DATED = re.compile(r"([-@:](\d{8}|\d{4}-\d{2}-\d{2}|latest))$")
+"""A version suffix an API adds to the model asked for ("gpt-4.1-mini" answers as "gpt-4.1-mini-2025-04-14")."""
+
+
+def _model_family(model: str | None) -> str:
+    return _DATED.sub("", (model or "").strip().lower())
+
+
+def switch_label(previous: Message, message: Message, label_of: Callable[[str], str]) -> str | None:
+    """"DeepSeek · deepseek-chat" when reply `message` was written by another provider or model than the reply
+    before it, `previous`; else None. A reply without a provider was Anthropic's; a model the API reported
+    with a date or "latest" appended counts as the one asked for; an unknown model as the same."""
+    provider, before = message.provider or "anthropic", previous.provider or "anthropic"
+    model, model_before = _model_family(message.model), _model_family(previous.model)
+    if provider == before and (model == model_before or not model or not model_before):
+        return None
+    return f"{label_of(provider)} · {message.model}" if message.model else label_of(provider)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The async bridge between the widgets and the core: owns the ChatSession, runs one send at a time as an
 asyncio task (Stop cancels it), coalesces streaming events into at most one model flush per frame,
-and turns every failure into a visible error instead of letting it reach sys.excepthook."""
+turns every failure into a visible error instead of letting it reach sys.excepthook, and switches the
+conversation's provider and model between runs."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.models import Conversation, Role, Usage
+from desktop_copilot.core.providers.catalog import UnknownProviderError
 from desktop_copilot.core.runtime import MissingKeyError
-from desktop_copilot.qt.transcript.model import TranscriptModel
+from desktop_copilot.qt.transcript.model import TranscriptModel, catalog_label
 
 log = logging.getLogger(__name__)
 
 FRAME_MS = 16
 """Deltas are flushed to the model at most once per frame."""
-DELTA_EVENTS = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate)
 
 
 def conversation_usage(conversation: Conversation) -> Usage:
@@ -46,6 +47,8 @@ class ChatController(QObject):
     """Nothing was sent (e.g. no API key, or stopped while the keys were read): the text that was not sent."""
     sig_user_message_sent = Signal(str)
     """The user's message is in the conversation (the send was accepted): its text."""
+    sig_model_changed = Signal()
+    """The conversation talks to another provider or model from its next message on (choose_model)."""
 
     def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -58,6 +61,7 @@ class ChatController(QObject):
         self._user_message_sent = False
         self._frame = QTimer(self, singleShot=True, interval=FRAME_MS)
         self._frame.timeout.connect(self.flush)
+        model.provider_label = self.provider_label
         model.set_messages(session.conversation.messages)
 
     @property
@@ -65,8 +69,42 @@ class ChatController(QObject):
         return self._task is not None
 
     @property
+    def provider_id(self) -> str:
+        """The provider the conversation's next message goes to."""
+        return self.session.provider_id()
+
+    @property
     def model_name(self) -> str:
-        return self.session.conversation.model or self.session.runtime.config.model
+        """The model the conversation's next message goes to."""
+        return self.session.model_for(self.session.provider_id())
+
+    def provider_label(self, provider_id: str) -> str:
+        """The provider's name ("DeepSeek"), also of an endpoint the user added; its id if it is unknown."""
+        runtime = self.session.runtime
+        try:
+            return runtime.spec(provider_id).label if runtime is not None else catalog_label(provider_id)
+        except UnknownProviderError:  # e.g. an endpoint removed since
+            return provider_id
+
+    def choose_model(self, provider_id: str, model: str) -> bool:
+        """Talk to `model` of `provider_id` from the next message on (the transcript shows the switch at the
+        next reply). A conversation already stored keeps the choice at once; a new one with its first message.
+        False while a reply is being written, or for a provider that does not exist."""
+        model = model.strip()
+        if self.busy or not model:
+            return False
+        try:
+            provider_id = self.session.runtime.spec(provider_id).id
+        except UnknownProviderError:
+            return False
+        conversation = self.session.conversation
+        if (conversation.provider, conversation.model) == (provider_id, model):
+            return True
+        conversation.provider, conversation.model = provider_id, model
+        if self.session.store is not None and conversation.messages:
+            self.session.store.save_conversation(conversation)
+        self.sig_model_changed.emit()
+        return True
 
     def set_conversation(self, conversation: Conversation) -> bool:
         if self.busy:
@@ -118,7 +156,7 @@ class ChatController(QObject):
         except asyncio.CancelledError:  # the loop already marked any reply stopped and emitted RunFinished
             if text and not self._user_message_sent:  # stopped while the keys were read: nothing was sent
                 self.sig_send_rejected.emit(text)
-        except (MissingKeyError, NothingToDoError) as exc:  # already in words a user can act on
+        except (MissingKeyError, NothingToDoError, UnknownProviderError) as exc:  # already in words a user can act on
             self._report(str(exc), text)
         except Exception as exc:  # never let it reach sys.excepthook
             log.exception("the run failed")
@@ -151,7 +189,7 @@ class ChatController(QObject):
             return
         if event.message_id:
             self._dirty[event.message_id] = None
-        if isinstance(event, DELTA_EVENTS):
+        if isinstance(event, ev.DELTA_EVENTS):
             self._usage_dirty |= isinstance(event, ev.UsageUpdate)
             if not self._frame.isActive():
                 self._frame.start()

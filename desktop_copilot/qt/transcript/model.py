@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import accumulate
 
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.models import Message, Role
+from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.transcript.message_source import MessageSource
 from desktop_copilot.core.transcript.segments import (
     NEW_BLOCK,
@@ -19,6 +21,7 @@ from desktop_copilot.core.transcript.segments import (
     runs,
     shown_chars,
     stored_chars,
+    switch_label,
 )
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -26,12 +29,21 @@ TAIL_MESSAGES = 40
 """A conversation opens at its end: its last TAIL_MESSAGES messages are loaded and cut into rows at once."""
 EAGER_MESSAGES = 200
 """A list of messages handed over whole (set_messages) is cut into rows at once up to this length."""
+UNDECIDED = object()
+"""The reply before a reply is not loaded yet: whether it switched model is not known."""
+
+
+def catalog_label(provider_id: str) -> str:
+    """The built-in provider's name, else its id."""
+    spec = PROVIDERS.get(provider_id)
+    return spec.label if spec is not None else provider_id
 
 
 class TranscriptModel(QAbstractListModel):
     """Rows are segments (see segments.py) of the messages, which are held (handed over, live) or read from
     the store as rows come into view. A change to a message becomes dataChanged on the rows that look
-    different and beginInsertRows/beginRemoveRows where its segments were added or dropped."""
+    different and beginInsertRows/beginRemoveRows where its segments were added or dropped. A reply written by
+    another provider or model than the reply before it starts with a "switch" row, when that reply is loaded."""
 
     MessageRole = Qt.ItemDataRole.UserRole + 1
     MessageIdRole = Qt.ItemDataRole.UserRole + 2
@@ -47,6 +59,8 @@ class TranscriptModel(QAbstractListModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.provider_label: Callable[[str], str] = catalog_label
+        """Provider id -> its name in the switch rows (the controller adds the endpoints the user added)."""
         self._clear(MessageSource())
 
     def _clear(self, source: MessageSource) -> None:
@@ -58,6 +72,8 @@ class TranscriptModel(QAbstractListModel):
         self._starts, self._valid = [0], 0
         self._segmenters: dict[str, MessageSegmenter] = {}
         self._expanded: dict[str, set[int]] = {}
+        self._switches: dict[str, str | None] = {}
+        """Finished reply -> its switch label (None: no switch), once the reply before it was seen."""
 
     # --- Qt API ----------------------------------------------------------------------
 
@@ -113,7 +129,7 @@ class TranscriptModel(QAbstractListModel):
             if position < eager_from:
                 self._add(message.id, [pending_segment(message.id, message.role.value, shown_chars(message))])
             else:
-                self._add(message.id, self._segment(message))
+                self._add(message.id, self._segment(message, position))
         self.endResetModel()
 
     def open_lazy(self, store, conversation_id: str, tail: int = TAIL_MESSAGES) -> list[Message]:
@@ -124,9 +140,10 @@ class TranscriptModel(QAbstractListModel):
         self._clear(MessageSource(store, conversation_id))
         recent = summaries[-tail:] if tail > 0 else []
         loaded = {m.id: m for m in self.source.load(s.id for s in recent)}
-        for summary in summaries:
+        for position, summary in enumerate(summaries):
             message = loaded.get(summary.id)
-            rows = self._segment(message) if message else [pending_segment(summary.id, summary.role, stored_chars(summary.role, summary.size))]
+            rows = (self._segment(message, position) if message
+                    else [pending_segment(summary.id, summary.role, stored_chars(summary.role, summary.size))])
             self._add(summary.id, rows)
         self.endResetModel()
         return [loaded[s.id] for s in recent if s.id in loaded]
@@ -136,7 +153,7 @@ class TranscriptModel(QAbstractListModel):
         if message.id in self._position:
             self.message_changed(message.id)
             return
-        rows = self._segment(message)
+        rows = self._segment(message, len(self._order))
         first = len(self._rows)
         if rows:
             self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
@@ -160,6 +177,7 @@ class TranscriptModel(QAbstractListModel):
             del self._position[message_id]
             self._segmenters.pop(message_id, None)
             self._expanded.pop(message_id, None)
+            self._switches.pop(message_id, None)
             self.source.release(message_id)
         if has_rows:
             self.endRemoveRows()
@@ -172,15 +190,20 @@ class TranscriptModel(QAbstractListModel):
         message = self.source.get(message_id) if position is not None else None
         if message is None:
             return False
-        self._replace(position, self._segment(message))
+        self._replace(position, self._segment(message, position))
         return True
 
     def fetch(self, first_row: int, last_row: int) -> int:
         """Load the messages of the not-yet-loaded rows in [first_row, last_row] and show them; how many."""
         ids = [s.message_id for s in self._rows[max(0, first_row) : last_row + 1] if s.kind == "pending"]
         loaded = self.source.load(ids)
-        for message in reversed(loaded):  # from the bottom up, so rows above keep their numbers
-            self._replace(self._position[message.id], self._segment(message))
+        positions = {self._position[message.id] for message in loaded}
+        followers = {found for p in positions if (found := self._next_reply(p)) is not None and found not in positions
+                     and self._order[found] not in self._switches and self._rows[self._first_row(found)].kind != "pending"}
+        for position in sorted(positions | followers, reverse=True):  # bottom up: rows above keep their numbers
+            message = self.source.peek(self._order[position])
+            if message is not None:  # a reply shown already may now show its switch row
+                self._replace(position, self._segment(message, position))
         return len(loaded)
 
     def has_pending(self, first_row: int, last_row: int) -> bool:
@@ -239,7 +262,7 @@ class TranscriptModel(QAbstractListModel):
 
     # --- internals -------------------------------------------------------------------
 
-    def _segment(self, message: Message) -> list[Segment]:
+    def _segment(self, message: Message, position: int) -> list[Segment]:
         """Streaming messages keep their segmenter (incremental cutting); finished ones are cut afresh."""
         segmenter = self._segmenters.get(message.id)
         if segmenter is None:
@@ -248,7 +271,43 @@ class TranscriptModel(QAbstractListModel):
                 self._segmenters[message.id] = segmenter
         elif message.status.finished:
             del self._segmenters[message.id]
-        return segmenter.segments(message, self._expanded.get(message.id, ()))
+        switched = self._switch_of(message, position)
+        return segmenter.segments(message, self._expanded.get(message.id, ()), None if switched is UNDECIDED else switched)
+
+    def _switch_of(self, message: Message, position: int):
+        """The switch label of reply `message` at `position`: against the reply before it if that one is in
+        memory (never loaded for this), UNDECIDED if it is not; remembered once both are finished."""
+        if message.role is not Role.ASSISTANT:
+            return None
+        if message.id in self._switches:
+            return self._switches[message.id]
+        label = None
+        for before in range(position - 1, -1, -1):
+            previous = self.source.peek(self._order[before])
+            if previous is None:
+                if self._role_at(before) != Role.USER.value:
+                    return UNDECIDED
+            elif previous.role is Role.ASSISTANT:
+                label = switch_label(previous, message, self.provider_label)
+                break
+        if message.status.finished:  # a reply's model may change once, when its stream starts
+            self._switches[message.id] = label
+        return label
+
+    def _role_at(self, position: int) -> str | None:
+        """The role of the message at `position` as its rows tell it (a not-loaded message's row says it)."""
+        if not self._spans[position]:
+            return None
+        row = self._rows[self._first_row(position)]
+        return row.state[0] if row.kind == "pending" else Role.USER.value if row.kind == "user" else Role.ASSISTANT.value
+
+    def _next_reply(self, position: int) -> int | None:
+        """The position of the first reply after `position` (skipping the user's messages), if known."""
+        for after in range(position + 1, len(self._order)):
+            role = self._role_at(after)
+            if role != Role.USER.value:
+                return after if role == Role.ASSISTANT.value else None
+        return None
 
     def _add(self, message_id: str, rows: list[Segment]) -> None:
         self._position[message_id] = len(self._order)

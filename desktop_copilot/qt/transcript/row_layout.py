@@ -10,7 +10,18 @@ from PySide6.QtGui import QFontMetrics
 from desktop_copilot.core.models import Message
 from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter
 from desktop_copilot.core.transcript.segments import NEW_BLOCK, NEW_MESSAGE, Segment
-from desktop_copilot.qt.transcript.parts.text import BUBBLE_MAX, BUBBLE_PAD_X, BUBBLE_PAD_Y, MarkdownText, Notice, PendingRow, RawNotice, UserBubble, WaitingDots
+from desktop_copilot.qt.transcript.parts.text import (
+    BUBBLE_MAX,
+    BUBBLE_PAD_X,
+    BUBBLE_PAD_Y,
+    MarkdownText,
+    Notice,
+    PendingRow,
+    RawNotice,
+    SwitchNotice,
+    UserBubble,
+    WaitingDots,
+)
 from desktop_copilot.qt.common.theme import Theme
 from desktop_copilot.qt.transcript.parts.thinking import INDENT, RedactedThinking, ThinkingBody, ThinkingSection
 from desktop_copilot.qt.transcript.parts.tool_card import ToolCard
@@ -24,6 +35,7 @@ PAINTERS: dict[str, PartPainter] = {
     "tool": ToolCard(),
     "raw": RawNotice(),
     "notice": Notice(),
+    "switch": SwitchNotice(),
     "waiting": WaitingDots(),
     "pending": PendingRow(),
 }

@@ -1,4 +1,4 @@
-"""The main window: header with the model in use, the transcript, the error banner, the composer, a status
+"""The main window: header with the model picker, the transcript, the error banner, the composer, a status
 bar with token usage and the Help menu. All behaviour lives in the controller; this wires signals and lays out."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
 
@@ -19,6 +19,8 @@ from desktop_copilot.qt.window.styles import window_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.view import TranscriptView
 from desktop_copilot.qt.window.history_pane import install_history_pane
+from desktop_copilot.qt.window.model_picker import ModelPicker
+from desktop_copilot.qt.window.model_popup import key_page
 from desktop_copilot.qt.window.recovery import RecoveryBar
 from desktop_copilot.qt.window.reply_actions import ReplyActions
 from desktop_copilot.qt.window.version_switcher import VersionSwitcher
@@ -69,7 +71,8 @@ class MainWindow(QMainWindow):
         self.resize(1100, 820)
         self.setStyleSheet(window_style_sheet(DEFAULT_THEME))
         self.title_label = ElidedLabel(objectName="conversationTitle")
-        self.model_label = PlainLabel(objectName="modelLabel")
+        self.model_picker = ModelPicker(controller)  # "Provider · model"; opens the list of models
+        self.model_label = self.model_picker.model_label
         self.view = TranscriptView(controller.model, parent=self)
         self.banner = ErrorBanner()
         self.recovery = RecoveryBar(controller)  # Retry / Continue / Edit under the last reply when it needs them
@@ -78,7 +81,7 @@ class MainWindow(QMainWindow):
         self._build_layout()
         self._connect()
         self.history = install_history_pane(self)  # sidebar, search, File menu
-        self.history.sig_current_changed.connect(lambda _id: self._refresh_header())
+        self.history.sig_current_changed.connect(lambda _id: self.refresh_header())
         self.history.sig_current_changed.connect(lambda _id: self.recovery.refresh())
         self.edits = ReplyActions(self)  # edit and resend, regenerate
         self.versions = VersionSwitcher(controller, self.view, self)  # earlier versions: switcher and menu
@@ -89,7 +92,7 @@ class MainWindow(QMainWindow):
         column = self.composer.parentWidget().layout()
         column.insertWidget(column.indexOf(self.composer), self.edits.bar)
         self.open_log_folder_action = self._build_help_menu()
-        self._refresh_header()
+        self.refresh_header()
         self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
         self.view.scrollToBottom()
         self.composer.focus()
@@ -99,7 +102,7 @@ class MainWindow(QMainWindow):
         header_row = QHBoxLayout(header)
         header_row.setContentsMargins(20, 10, 20, 10)
         header_row.addWidget(self.title_label, 1)
-        header_row.addWidget(self.model_label, 0)
+        header_row.addWidget(self.model_picker, 0)
         bottom = QWidget(objectName="bottomArea")
         bottom_row = QHBoxLayout(bottom)
         bottom_row.setContentsMargins(DEFAULT_THEME.margin, 4, DEFAULT_THEME.margin, 14)
@@ -133,10 +136,13 @@ class MainWindow(QMainWindow):
         controller.sig_run_finished.connect(self._on_run_finished)
         controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
         controller.sig_user_message_sent.connect(self._on_message_sent)
-        controller.model.sig_message_appended.connect(lambda _id: self._refresh_header())
+        controller.model.sig_message_appended.connect(lambda _id: self.refresh_header())
         controller.model.sig_message_appended.connect(lambda _id: self.recovery.refresh())
         controller.sig_busy_changed.connect(lambda _busy: self.recovery.refresh())
         self.recovery.sig_started.connect(lambda _action: self.banner.dismiss())
+        controller.sig_model_changed.connect(self.refresh_header)
+        controller.sig_model_changed.connect(self.composer.focus)  # chosen: type the next message
+        self.model_picker.sig_add_key_requested.connect(self.open_key_settings)
 
     def _build_help_menu(self) -> QAction:
         menu = self.menuBar().addMenu("&Help")
@@ -160,11 +166,26 @@ class MainWindow(QMainWindow):
         if not self.open_folder(folder):
             self.banner.show_error(f"Could not open the log folder. It is at {folder}")
 
-    def _refresh_header(self) -> None:
+    def open_key_settings(self, provider_id: str) -> None:
+        """Settings on the page that holds `provider_id`'s key; the header follows what is applied there."""
+        from desktop_copilot.qt.settings.entry import open_settings
+
+        try:
+            dialog = open_settings(self, key_page(provider_id))
+        except ValueError:  # a dialog without that page
+            dialog = open_settings(self, "keys")
+        dialog.sig_applied.connect(self.refresh_header)
+
+    def refresh_header(self) -> None:
+        """The conversation's title, and the provider and model its next message goes to."""
         conversation = self.controller.session.conversation
         self.title_label.setText(conversation.title or "New chat")
-        self.model_label.setText(self.controller.model_name)
-        self.model_label.setToolTip("The model answering in this conversation")
+        self.model_picker.refresh()
+        self.composer.edit.setPlaceholderText(f"Message {self.assistant_name()}…")
+
+    def assistant_name(self) -> str:
+        """Who answers the next message: "Claude", or the provider's name ("DeepSeek")."""
+        return "Claude" if self.controller.provider_id == "anthropic" else self.model_picker.provider_label.text()
 
     # --- slots -----------------------------------------------------------------------
 
@@ -182,9 +203,9 @@ class MainWindow(QMainWindow):
     def _on_busy_changed(self, busy: bool) -> None:
         self.composer.set_busy(busy)
         self.view.set_live(busy)
-        self._refresh_header()
+        self.refresh_header()
         if busy:
-            self.statusBar().showMessage("Claude is replying…")
+            self.statusBar().showMessage(f"{self.assistant_name()} is replying…")
         else:
             self.statusBar().clearMessage()
             self.composer.focus()
@@ -198,6 +219,11 @@ class MainWindow(QMainWindow):
     def _on_message_sent(self, text: str) -> None:
         if self.edits.editing is None:
             self.composer.accept_sent(text)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt name
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.refresh_header()  # back from the settings dialog: the default provider may have changed
+        super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
         self.controller.stop()

@@ -188,3 +188,64 @@ def test_replace_from_removes_the_archived_rows_and_shows_the_restored_ones(qtbo
     assert inserted and inserted[0][0] == first_row
     assert model.row_of(old_reply.id) is None and model.source.peek(old_reply.id) is None
     assert model.message_at(model.row_of(restored.id)).text == "earlier answer"
+
+
+# --- the switch row -----------------------------------------------------------------------
+
+
+def _answer(provider: str | None, model: str | None, text: str = "answer") -> Message:
+    return Message(role=Role.ASSISTANT, provider=provider, model=model, blocks=[TextBlock(text=text)],
+                   status=MessageStatus.COMPLETED)
+
+
+def _kinds(model: TranscriptModel, message: Message) -> list[str]:
+    return [model.segment_at(row).kind for row in model.rows_of(message.id)]
+
+
+def test_a_reply_of_another_model_starts_with_a_switch_row(qtbot, qtmodeltester):
+    claude, deepseek, again = _answer(None, "claude-sonnet-4-6"), _answer("deepseek", "deepseek-chat"), _answer("deepseek", "deepseek-chat")
+    model = TranscriptModel()
+    model.set_messages([Message.user("a"), claude, Message.user("b"), deepseek, Message.user("c"), again])
+    assert _kinds(model, claude) == ["text"] and _kinds(model, again) == ["text"]
+    assert _kinds(model, deepseek) == ["switch", "text"]
+    assert model.segment_at(model.row_of(deepseek.id)).state == ("DeepSeek · deepseek-chat",)
+    assert model.message_at(model.row_of(deepseek.id)) is deepseek  # the row belongs to the reply it announces
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_a_streaming_reply_of_another_model_is_announced_and_follows_the_model_it_reports(qtbot):
+    model = TranscriptModel()
+    model.provider_label = lambda provider_id: {"openai": "My OpenAI"}.get(provider_id, provider_id)
+    model.set_messages([Message.user("a"), _answer("anthropic", "claude-sonnet-4-6"), Message.user("b")])
+    seen = _signals(model)
+    reply = Message.assistant("gpt-4.1-mini", "openai")
+    model.append_message(reply)
+    first = model.row_of(reply.id)
+    assert _kinds(model, reply) == ["switch", "waiting"] and seen == [("inserted", first, first + 1)]
+    assert model.segment_at(first).state == ("My OpenAI · gpt-4.1-mini",)
+    seen.clear()
+    accumulate(reply, ev.Start(model="gpt-4.1-mini-2025-04-14"))  # the API names the dated model
+    accumulate(reply, ev.TextDelta(index=0, text="Hi"))
+    model.message_changed(reply.id)
+    assert model.segment_at(first).state == ("My OpenAI · gpt-4.1-mini-2025-04-14",)
+    assert ("changed", first, first) in seen or ("changed", first, first + 1) in seen
+
+
+def test_a_lazily_opened_reply_shows_its_switch_once_the_reply_before_it_is_loaded(qtbot, tmp_path):
+    store = Store(tmp_path / "db.sqlite")
+    conversation = Conversation(title="switched")
+    store.save_conversation(conversation)
+    messages = [Message.user("q1"), _answer(None, "claude-sonnet-4-6"), Message.user("q2"), _answer("deepseek", "deepseek-chat")]
+    for seq, message in enumerate(messages):
+        store.save_message(conversation.id, seq, message)
+    model = TranscriptModel()
+    model.open_lazy(store, conversation.id, tail=2)
+    assert [model.segment_at(row).kind for row in range(model.rowCount())] == ["pending", "pending", "user", "text"]
+    seen = _signals(model)
+
+    assert model.fetch(0, 1) == 2
+
+    assert [model.segment_at(row).kind for row in range(model.rowCount())] == ["user", "text", "user", "switch", "text"]
+    assert ("inserted", 3, 3) in seen and ("changed", 4, 4) in seen  # the old first row's spacing changed
+    assert model.source.loads == 4
+    store.close()

@@ -1,4 +1,5 @@
-"""Painters for a row's textual parts: user bubble, Markdown, notices, waiting dots, raw blocks, placeholders."""
+"""Painters for a row's textual parts: user bubble, Markdown, notices, the model-switch line, waiting dots, raw
+blocks, placeholders."""
 
 from __future__ import annotations
 
@@ -140,6 +141,37 @@ class Notice(PartPainter):
         painter.restore()
         text_rect = rect.adjusted(self.PAD + self.ICON + 8, self.PAD, -self.PAD, -self.PAD)
         draw_wrapped(painter, text_rect, self._text(part), theme.font("body"), theme.color("error_text"))
+
+
+class SwitchNotice(PartPainter):
+    """A quiet centred line above a reply written by another provider or model than the one before it:
+    "Switched to DeepSeek · deepseek-chat" between two hairlines."""
+
+    PAD = 4
+    GAP = 10
+
+    @staticmethod
+    def _text(part: Part) -> str:
+        return f"Switched to {part.segment.state[0]}"
+
+    def measure(self, part: Part, env: PaintEnv, width: int) -> int:
+        return QFontMetrics(env.theme.font("small")).height() + 2 * self.PAD
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        font, theme = env.theme.font("small"), env.theme
+        metrics = QFontMetrics(font)
+        text = metrics.elidedText(self._text(part), Qt.TextElideMode.ElideRight, max(0, rect.width() - 8 * self.GAP))
+        width = metrics.horizontalAdvance(text)
+        middle_y = rect.center().y()
+        left, right = rect.center().x() - width // 2 - self.GAP, rect.center().x() + (width + 1) // 2 + self.GAP
+        painter.save()
+        painter.setPen(theme.color("border"))
+        painter.drawLine(rect.left() + self.GAP, middle_y, left, middle_y)
+        painter.drawLine(right, middle_y, rect.right() - self.GAP, middle_y)
+        painter.setFont(font)
+        painter.setPen(theme.color("muted"))
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)
+        painter.restore()
 
 
 class WaitingDots(PartPainter):
