@@ -13,7 +13,7 @@ from desktop_copilot.qt.history.search_results import SearchRunner
 from desktop_copilot.qt.history.sidebar import Sidebar
 from desktop_copilot.qt.transcript.message_jump import jump_to_message
 
-BUSY_MESSAGE = "Claude is still replying: stop the reply (Esc) before leaving this conversation."
+BUSY_MESSAGE = "A reply is still being written: stop the reply (Esc) before leaving this conversation."
 
 
 class HistoryController(QObject):

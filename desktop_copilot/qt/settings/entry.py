@@ -36,7 +36,7 @@ def open_settings(window: QMainWindow, page: str = "keys", intro: str = "") -> S
         for closed in window.findChildren(SettingsDialog):
             closed.deleteLater()
         dialog = SettingsDialog(make_editable(_runtime(window)), window)
-        dialog.sig_applied.connect(lambda: window.model_label.setText(window.controller.model_name))
+        dialog.sig_applied.connect(window.refresh_header)
         dialog.open()
     dialog.show_page(page)
     dialog.keys_page.set_intro(intro)

@@ -70,9 +70,9 @@ def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
         more = (f"{model} writes at most {cap:,} tokens per reply." if cap is not None and limit >= cap
                 else "A higher limit can be set in Settings ▸ Models.")
         return (f"This reply was cut off at the output limit of {limit:,} tokens.",
-                f"Continue lets Claude carry on where it stopped. {more}")
+                f"Continue lets the model carry on where it stopped. {more}")
     if kind == REFUSED:
-        return "This request was declined.", reply.error or "Claude stopped without answering (stop reason: refusal)."
+        return "This request was declined.", reply.error or "The model stopped without answering (stop reason: refusal)."
     title = "This reply was interrupted." if kind == MessageStatus.INTERRUPTED.value else "This reply failed."
     return title, f"{reply.error or ''} The text received so far is kept.".strip()
 
@@ -112,7 +112,7 @@ class RecoveryBar(QFrame):
         self.retry_button = QPushButton("Retry", objectName="retryButton")
         self.retry_button.setToolTip("Ask again for this reply; the interrupted text stays stored")
         self.continue_button = QPushButton("Continue", objectName="continueButton")
-        self.continue_button.setToolTip("Let Claude carry on from where the reply stopped")
+        self.continue_button.setToolTip("Let the model carry on from where the reply stopped")
         self.edit_button = QPushButton("Edit and resend…", objectName="editResendButton")
         self.edit_button.setToolTip("Put your message back in the composer to rephrase it")
         buttons = ((self.retry_button, "retry"), (self.continue_button, "continue"), (self.edit_button, "edit"))

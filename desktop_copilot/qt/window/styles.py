@@ -15,10 +15,6 @@ def window_style_sheet(theme: Theme) -> str:
             border-bottom: 1px solid {theme.border};
         }}
         QLabel#conversationTitle {{ color: {theme.text}; font-weight: 600; font-size: 11pt; }}
-        QLabel#modelLabel {{
-            color: {theme.muted}; background: #f0ede4; border: 1px solid {theme.border};
-            border-radius: 10px; padding: 2px 10px; font-size: 9pt;
-        }}
         QFrame#composer {{
             background: {theme.card}; border: 1px solid #ddd7cb; border-radius: 16px;
         }}

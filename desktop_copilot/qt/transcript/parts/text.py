@@ -108,7 +108,7 @@ class Notice(PartPainter):
         if message.stop_reason == "max_tokens":
             return "Cut off at the output limit: this reply is incomplete."
         if message.stop_reason == "refusal":
-            return message.error or "Claude declined to answer this request."
+            return message.error or "The model declined to answer this request."
         if message.status is MessageStatus.INTERRUPTED:
             return message.error or "The reply was interrupted."
         return message.error or "The reply failed."
