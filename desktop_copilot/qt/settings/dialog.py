@@ -1,5 +1,5 @@
-"""The settings dialog (Keys, Models, Tools) and its menu action: keys are saved to the keyring at once,
-everything else on OK/Apply through core.bootstrap.apply_settings."""
+"""The settings dialog (Keys, Providers, Models, Tools): keys are saved to the keyring at once, everything else
+on OK/Apply through core.bootstrap.apply_settings."""
 
 from __future__ import annotations
 
@@ -7,17 +7,19 @@ import logging
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QHBoxLayout, QListWidget, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
+    QDialog, QHBoxLayout, QLineEdit, QListWidget, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
 )
 from pydantic import ValidationError
 
 from desktop_copilot.core.bootstrap import apply_settings, effective_config
+from desktop_copilot.core.keyring_store import KeyStoreError
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks
 from desktop_copilot.qt.settings.keys_page import KeysPage
 from desktop_copilot.qt.settings.models_page import ModelsPage
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.providers_page import ProvidersPage
 from desktop_copilot.qt.settings.styles import set_kind, settings_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.settings.tools_page import ToolsPage
@@ -25,7 +27,10 @@ from desktop_copilot.qt.settings.tools_page import ToolsPage
 log = logging.getLogger(__name__)
 
 PAGES = {
-    "keys": ("API keys", "Keys for Claude and for the tools. Saving stores a key at once."),
+    "keys": ("API keys", ("Keys for Claude and for the tools (the other providers' are on the Providers page). "
+                          "Saving stores a key at once.")),
+    "providers": ("Providers", ("Which services answer: each one's key, endpoint and model list, and the default. "
+                                "Keys are saved at once, the rest on OK.")),
     "models": ("Models", "Which Claude answers, and how much it may think and use tools."),
     "tools": ("Tools", "What Claude may use while it answers. A tool without its key is never offered."),
 }
@@ -62,27 +67,37 @@ class SettingsDialog(QDialog):
         self.keys_page = KeysPage(runtime, runtime.key_store, self._base_urls)
         self.models_page = ModelsPage(runtime, settings, lambda: self._base_urls()[0])
         self.tools_page = ToolsPage(runtime.registry.all(), runtime.switched_off_tools)
+        self.providers_page = ProvidersPage(runtime, self.pending_settings)
         self.nav = QListWidget(objectName="settingsNav")
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget()
-        for name, page in (("keys", self.keys_page), ("models", self.models_page), ("tools", self.tools_page)):
-            self.nav.addItem(PAGES[name][0])
-            self.stack.addWidget(_titled(name, page))
+        pages = {"keys": self.keys_page, "models": self.models_page, "tools": self.tools_page,
+                 "providers": self.providers_page}  # the stack in the order the pages came; the list in PAGES order
+        self._scrolls = {name: _titled(name, page) for name, page in pages.items()}
+        for scroll in self._scrolls.values():
+            self.stack.addWidget(scroll)
+        for title, _subtitle in PAGES.values():
+            self.nav.addItem(title)
         self.status = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.ok_button = QPushButton("OK", objectName="primaryButton", default=True, autoDefault=True)
         self.apply_button = QPushButton("Apply", autoDefault=False)
         self.cancel_button = QPushButton("Cancel", autoDefault=False)
         self._layout()
-        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.currentRowChanged.connect(lambda row: self.stack.setCurrentWidget(self._scrolls[list(PAGES)[row]]))
         self.nav.setCurrentRow(0)
         self.keys_page.sig_keys_changed.connect(self.tools_page.set_keys)
         self.keys_page.sig_models_listed.connect(self._cache_models)
+        self.keys_page.sig_key_changed.connect(self.providers_page.reload_key)
+        self.providers_page.sig_key_changed.connect(self.keys_page.reload_key)
+        self.providers_page.sig_models_listed.connect(self._cache_listed)
+        _mirror(self.models_page.base_url_edit, self.providers_page.rows["anthropic"].url_edit)
         self.models_page.sig_models_fetched.connect(self._cache_models)
         self.tools_page.sig_add_key.connect(self.show_key)
         self.ok_button.clicked.connect(lambda: self.tasks.start(self.apply(close=True)))
         self.apply_button.clicked.connect(lambda: self.tasks.start(self.apply()))
         self.cancel_button.clicked.connect(self.reject)
         self.keys_page.tasks.start(self.keys_page.load())
+        self.providers_page.tasks.start(self.providers_page.load())
 
     def _layout(self) -> None:
         buttons = QWidget(objectName="buttonBar")
@@ -107,9 +122,19 @@ class SettingsDialog(QDialog):
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(list(PAGES).index(name))
 
+    def current_page(self) -> str:
+        return list(PAGES)[self.nav.currentRow()]
+
     def show_key(self, name: str) -> None:
-        self.show_page("keys")
-        self.keys_page.focus_key(name)
+        if name in self.keys_page.fields:
+            self.show_page("keys")
+            self.keys_page.focus_key(name)
+        elif name in self.providers_page.rows:
+            self.show_provider(name)
+
+    def show_provider(self, provider_id: str) -> None:
+        self.show_page("providers")
+        self._scrolls["providers"].ensureWidgetVisible(self.providers_page.focus(provider_id))
 
     # --- saving ------------------------------------------------------------------------
 
@@ -119,6 +144,7 @@ class SettingsDialog(QDialog):
         registered = {tool.name for tool in self.runtime.registry.all()}
         edits = self.models_page.edits(current)
         edits["disabled_tools"] = (current.disabled_tools - registered) | self.tools_page.switched_off()
+        edits.update(self.providers_page.edits(current))
         return Settings.model_validate({**current.model_dump(), **edits})
 
     async def apply(self, *, close: bool = False) -> bool:
@@ -127,14 +153,26 @@ class SettingsDialog(QDialog):
             if not await self.keys_page.save(name):
                 self.show_key(name)
                 return False
+        for provider_id in self.providers_page.pending_names():
+            if not await self.providers_page.save(provider_id):
+                self.show_provider(provider_id)
+                return False
+        if problem := self.providers_page.problem():
+            self._show_status_error(f"Not saved: {problem[1]}")
+            self.show_provider(problem[0])
+            return False
         try:
             apply_settings(self.runtime, self.pending_settings())
+            await self.providers_page.forget_removed_keys()
         except ValidationError as exc:
             self._show_status_error(f"Not saved: {_first_problem(exc)}")
             self.show_page("models")
             return False
         except (SettingsError, OSError) as exc:
             self._show_status_error(f"Not saved: {exc}")
+            return False
+        except KeyStoreError as exc:  # the settings were saved; a removed endpoint's key was not deleted
+            self._show_status_error(f"Saved, but {exc}")
             return False
         self.status.setText("Saved.")
         set_kind(self.status, "ok")
@@ -152,6 +190,18 @@ class SettingsDialog(QDialog):
         except (SettingsError, OSError) as exc:
             log.warning("the model list was not cached: %s", exc)
 
+    def _cache_listed(self, provider_id: str, ids: list[str]) -> None:
+        """Keeps the model list a Test fetched (Anthropic's in `models_cache`, which the Models page shows)."""
+        if provider_id == "anthropic":
+            self._cache_models(ids)
+            return
+        current = self.runtime.settings or Settings()
+        listed = {**current.provider_models, provider_id: models_cache_now(ids)}
+        try:
+            apply_settings(self.runtime, current.model_copy(update={"provider_models": listed}))
+        except (SettingsError, OSError) as exc:
+            log.warning("the model list of %s was not cached: %s", provider_id, exc)
+
     def _base_urls(self) -> tuple[str | None, str | None]:
         """The Anthropic and Tavily base URLs as they would be after Apply (the environment still wins)."""
         try:
@@ -168,7 +218,14 @@ class SettingsDialog(QDialog):
         self.tasks.cancel_all()
         self.keys_page.tasks.cancel_all()
         self.models_page.tasks.cancel_all()
+        self.providers_page.tasks.cancel_all()
         super().done(result)
+
+
+def _mirror(one: QLineEdit, other: QLineEdit) -> None:
+    """Two fields for one value (Anthropic's base URL on the Models and the Providers page)."""
+    one.textChanged.connect(lambda text: other.text() != text and other.setText(text))
+    other.textChanged.connect(lambda text: one.text() != text and one.setText(text))
 
 
 def _first_problem(error: ValidationError) -> str:

@@ -36,11 +36,16 @@ class KeyField(QFrame):
     sig_save_requested = Signal(str)
     sig_test_requested = Signal(str)
     sig_remove_requested = Signal(str)
+    sig_found_changed = Signal()
+    """`show_found` told the field where its key comes from now (`found`, `state`)."""
 
-    def __init__(self, spec: KeySpec, parent: QWidget | None = None) -> None:
-        super().__init__(parent, objectName="keyCard")
+    def __init__(self, spec: KeySpec, parent: QWidget | None = None, *, embedded: bool = False) -> None:
+        """`embedded`: inside a card that already names the key and has its own Test (a provider row): no
+        frame, title, state badge or Test button; the edit, Save and Remove on one line."""
+        super().__init__(parent, objectName="keyEmbedded" if embedded else "keyCard")
         self.spec = spec
         self.found: list[FoundKey] = []
+        self.backend = ""
         self.title = PlainLabel(spec.label, objectName="keyTitle")
         self.state = PlainLabel("Checking…", objectName="keyState")
         self.link = QLabel(objectName="keyLink", openExternalLinks=True, wordWrap=True)
@@ -58,7 +63,11 @@ class KeyField(QFrame):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.hide()
         self._busy = False
-        self._layout()
+        self.embedded = embedded
+        if embedded:
+            self._layout_embedded()
+        else:
+            self._layout()
         self.edit.textChanged.connect(self._on_text_changed)
         self.edit.installEventFilter(self)
         self.show_button.toggled.connect(self._on_show_toggled)
@@ -89,31 +98,51 @@ class KeyField(QFrame):
             column.addLayout(row)
         column.addWidget(self.message)
 
+    def _layout_embedded(self) -> None:
+        for widget in (self.title, self.state, self.test_button):
+            widget.hide()
+        self.link.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        entry = QHBoxLayout()
+        entry.setSpacing(6)
+        for widget, stretch in ((self.edit, 1), (self.show_button, 0), (self.save_button, 0), (self.remove_button, 0)):
+            entry.addWidget(widget, stretch)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        column.addLayout(entry)
+        column.addWidget(self.link)
+        column.addWidget(self.message)
+
     # --- what the page tells the field -------------------------------------------------
 
     def show_found(self, found: list[FoundKey], backend: str) -> None:
-        self.found = found
+        self.found, self.backend = found, backend
         text, kind = describe_source(self.spec, found, backend)
         self.state.setText(text)
         set_kind(self.state, kind)
         self.state.setToolTip(_also_set(found))
         self._show_link_or_note(found)
-        self.edit.setPlaceholderText(f"Paste a new key to replace {found[0].secret.hint}" if found else
+        replace = "Paste to replace" if self.embedded else "Paste a new key to replace"
+        self.edit.setPlaceholderText(f"{replace} {found[0].secret.hint}" if found else
                                      PLACEHOLDERS.get(self.spec.name, "Paste the key"))
         self.remove_button.setToolTip(
             f"Unset {self.spec.env_var} to remove a key that comes from the environment"
             if found and found[0].source == "environment" else "Remove the stored key"
         )
         self._update_buttons()
+        self.sig_found_changed.emit()
 
     def _show_link_or_note(self, found: list[FoundKey]) -> None:
         """Where to get a key when there is none; that a saved key wins over the environment's."""
-        if not found:
-            self.link.setText(f'<a href="{self.spec.url}" style="color:{LINK_COLOR}">Get a key at {_host(self.spec.url)} ↗</a>')
+        if not found:  # an endpoint the user added has no sign-up page
+            self.link.setText(f'<a href="{self.spec.url}" style="color:{LINK_COLOR}">Get a key at {_host(self.spec.url)} ↗</a>'
+                              if self.spec.url else "")
         elif found[0].source == "environment":
             self.link.setText(f"A saved key is used before {self.spec.env_var}.")
         else:
             self.link.clear()  # stays in the layout, holding the space right of the buttons
+        if self.embedded:  # on its own line: no empty line when there is nothing to say
+            self.link.setVisible(bool(self.link.text()))
 
     def show_message(self, text: str, kind: str = "info") -> None:
         """kind: ok, error, info or busy."""

@@ -1,9 +1,11 @@
-"""The Keys page: a notice about the keyring, one KeyField per known key, and the keyring and network
-work behind Save, Test and Remove (keyring calls run off the GUI thread)."""
+"""The Keys page (the Anthropic key and the tools' keys; the other providers' keys are on the Providers page):
+a notice about the keyring, a KeyField per key, and `KeyActions`, the keyring work behind Save and Remove
+that both pages use (keyring calls run off the GUI thread)."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -12,18 +14,22 @@ from desktop_copilot.core.key_check import KeyCheck, check_key
 from desktop_copilot.core.key_values import KeyValueError, clean_key_value
 from desktop_copilot.core.keyring_backends import KeyringStatus
 from desktop_copilot.core.keyring_store import KeyringKeys, KeyStoreError
+from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.settings.key_field import KeyField
 from desktop_copilot.qt.settings.styles import set_kind
 
+PAGE_KEYS = [name for name in KNOWN_KEYS if name == "anthropic" or name not in {p.key_name for p in PROVIDERS.values()}]
+"""The keys this page shows: Anthropic's and those of the tools (Tavily)."""
+
 
 def keyring_notice(status: KeyringStatus) -> str:
     """Rich text: the backend's name and problem come from outside and are escaped."""
     if status.usable:
         return f"Keys are kept in {html.escape(status.backend)}, never in a file."
-    env_vars = " or ".join(spec.env_var for spec in KNOWN_KEYS.values())
+    env_vars = " or ".join(KNOWN_KEYS[name].env_var for name in PAGE_KEYS)
     where = f" ({html.escape(status.backend)})" if status.backend else ""
     return (
         f"<b>No usable keyring</b>{where}: {html.escape(str(status.problem))}.<br>Keys you save now are kept <b>for this session "
@@ -32,11 +38,85 @@ def keyring_notice(status: KeyringStatus) -> str:
     )
 
 
+def cancel_when_destroyed(widget: QWidget, tasks: BackgroundTasks) -> None:
+    """Cancels `tasks` when `widget` goes (a dialog deleted without closing, or at exit), so that no task
+    resumes to touch a deleted label. A loop already closed has nothing left to cancel."""
+
+    def cancel(*_args) -> None:
+        try:
+            tasks.cancel_all()
+        except RuntimeError:  # the event loop is closed
+            pass
+
+    widget.destroyed.connect(cancel)
+
+
+class KeyActions:
+    """Save, Remove and re-reading where a key comes from, for any KeyField: the keyring calls run off the GUI
+    thread; `on_status` hears of a changed keyring status, `on_changed(name)` of a saved or removed key."""
+
+    def __init__(self, runtime: Runtime, key_store: KeyringKeys, on_status: Callable[[KeyringStatus], None],
+                 on_changed: Callable[[str], None]) -> None:
+        self.runtime = runtime
+        self.key_store = key_store
+        self.on_status = on_status
+        self.on_changed = on_changed
+        self.status: KeyringStatus | None = None
+
+    async def save(self, field: KeyField) -> bool:
+        field.set_busy(True)
+        field.show_message("Saving…", "busy")
+        try:
+            saved = await off_gui_thread(self.key_store.set, field.spec.name, field.typed())
+        except (KeyValueError, KeyStoreError) as exc:
+            field.show_message(str(exc), "error")
+            return False
+        finally:
+            field.set_busy(False)
+        field.clear_input()
+        if saved.persisted:
+            field.show_message(saved.message, "ok")
+        else:
+            field.show_message("Kept for this session only (no usable keyring); forgotten when the app quits.", "warning")
+        await self.refresh(field)
+        self.on_changed(field.spec.name)
+        return True
+
+    async def remove(self, field: KeyField) -> None:
+        field.set_busy(True)
+        try:
+            removed = await off_gui_thread(self.key_store.delete, field.spec.name)
+        except KeyStoreError as exc:
+            field.show_message(str(exc), "error")
+            return
+        finally:
+            field.set_busy(False)
+        await self.refresh(field)
+        still = field.found[0].source == "environment" if field.found else False
+        text = f"Removed the {field.spec.label}." if removed else f"There was no stored {field.spec.label}."
+        if still:
+            text += f" {field.spec.env_var} is still set in the environment and is used."
+        field.show_message(text, "info")
+        self.on_changed(field.spec.name)
+
+    async def refresh(self, field: KeyField) -> None:
+        """Re-reads where the key comes from, and the keyring status (a read can find the keyring locked)."""
+        found = await off_gui_thread(self.runtime.keys.all_found, field.spec.name)
+        status = await off_gui_thread(self.key_store.status)
+        if status != self.status:
+            self.status = status
+            self.on_status(status)
+        field.show_found(found, status.backend)
+        field.set_busy(False)
+
+
 class KeysPage(QWidget):
     sig_keys_changed = Signal(dict)
     """{key name: whether a key is available}, after loading and after every change."""
     sig_models_listed = Signal(list)
     """Model ids a successful Anthropic test listed on the way."""
+    sig_key_changed = Signal(str)
+    """A key was saved or removed here (the Providers page shows it too)."""
 
     def __init__(self, runtime: Runtime, key_store: KeyringKeys, base_urls, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,12 +124,13 @@ class KeysPage(QWidget):
         self.key_store = key_store
         self.base_urls = base_urls
         """() -> (anthropic base URL, tavily base URL) as they would be after Apply."""
-        self.status: KeyringStatus | None = None
+        self.actions = KeyActions(runtime, key_store, self._show_status, self.sig_key_changed.emit)
         self.tasks = BackgroundTasks(self._show_failure)
+        cancel_when_destroyed(self, self.tasks)
         self.intro = QLabel(objectName="pageIntro", wordWrap=True, openExternalLinks=True)
         self.intro.hide()
         self.notice = QLabel("Checking the keyring…", objectName="keyringNotice", wordWrap=True, textFormat=Qt.TextFormat.RichText)
-        self.fields = {name: KeyField(spec) for name, spec in KNOWN_KEYS.items()}
+        self.fields = {name: KeyField(KNOWN_KEYS[name]) for name in PAGE_KEYS}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(12)
@@ -82,42 +163,19 @@ class KeysPage(QWidget):
         self._announce()
 
     async def save(self, name: str) -> bool:
-        field = self.fields[name]
-        field.set_busy(True)
-        field.show_message("Saving…", "busy")
-        try:
-            saved = await off_gui_thread(self.key_store.set, name, field.typed())
-        except (KeyValueError, KeyStoreError) as exc:
-            field.show_message(str(exc), "error")
+        if not await self.actions.save(self.fields[name]):
             return False
-        finally:
-            field.set_busy(False)
-        field.clear_input()
-        if saved.persisted:
-            field.show_message(saved.message, "ok")
-        else:
-            field.show_message("Kept for this session only (no usable keyring); forgotten when the app quits.", "warning")
-        await self._refresh(name)
         self._announce()
         return True
 
     async def remove(self, name: str) -> None:
-        field = self.fields[name]
-        field.set_busy(True)
-        try:
-            removed = await off_gui_thread(self.key_store.delete, name)
-        except KeyStoreError as exc:
-            field.show_message(str(exc), "error")
-            return
-        finally:
-            field.set_busy(False)
-        await self._refresh(name)
-        still = field.found[0].source == "environment" if field.found else False
-        text = f"Removed the {field.spec.label}." if removed else f"There was no stored {field.spec.label}."
-        if still:
-            text += f" {field.spec.env_var} is still set in the environment and is used."
-        field.show_message(text, "info")
+        await self.actions.remove(self.fields[name])
         self._announce()
+
+    def reload_key(self, name: str) -> None:
+        """Shows again where `name` comes from (it was saved or removed on another page)."""
+        if name in self.fields:
+            self.tasks.start(self._refresh(name, announce=True))
 
     async def test(self, name: str) -> KeyCheck | None:
         field = self.fields[name]
@@ -141,18 +199,16 @@ class KeysPage(QWidget):
             self.sig_models_listed.emit(result.model_ids)
         return result
 
-    async def _refresh(self, name: str) -> None:
-        """Re-reads where the key comes from, and the keyring status (a read can find the keyring locked)."""
-        found = await off_gui_thread(self.runtime.keys.all_found, name)
-        self._show_status(await off_gui_thread(self.key_store.status))
-        field = self.fields[name]
-        field.show_found(found, self.status.backend)
-        field.set_busy(False)
+    async def _refresh(self, name: str, *, announce: bool = False) -> None:
+        await self.actions.refresh(self.fields[name])
+        if announce:
+            self._announce()
+
+    @property
+    def status(self) -> KeyringStatus | None:
+        return self.actions.status
 
     def _show_status(self, status: KeyringStatus) -> None:
-        if status == self.status:
-            return
-        self.status = status
         self._set_notice(keyring_notice(status), "ok" if status.usable else "warning")
 
     def _set_notice(self, text: str, kind: str) -> None:

@@ -22,7 +22,7 @@ def set_kind(widget: QWidget, kind: str) -> None:
 
 def settings_style_sheet(theme: Theme) -> str:
     return f"""
-        QDialog#settingsDialog, QWidget#settingsPage, QScrollArea#pageScroll, QWidget#pageBody {{
+        QDialog#settingsDialog, QDialog#endpointForm, QWidget#settingsPage, QScrollArea#pageScroll, QWidget#pageBody {{
             background: {theme.background}; color: {theme.text};
         }}
         QListWidget#settingsNav {{
@@ -43,11 +43,21 @@ def settings_style_sheet(theme: Theme) -> str:
             padding: 8px 12px;
         }}
         QLabel#keyringNotice[kind="warning"] {{ background: {WARN_BACKGROUND}; color: {WARN_TEXT}; border-color: {WARN_BORDER}; }}
-        QFrame#keyCard, QFrame#toolCard, QFrame#settingsGroup {{
+        QFrame#keyCard, QFrame#toolCard, QFrame#settingsGroup, QFrame#providerCard {{
             background: {theme.card}; border: 1px solid {theme.border}; border-radius: {theme.radius}px;
         }}
-        QFrame#keyCard QLabel, QFrame#toolCard QLabel, QFrame#settingsGroup QLabel {{ background: transparent; }}
-        QLabel#keyTitle, QLabel#groupTitle {{ font-weight: 600; font-size: 11pt; }}
+        QFrame#keyCard QLabel, QFrame#toolCard QLabel, QFrame#settingsGroup QLabel, QFrame#providerCard QLabel {{
+            background: transparent;
+        }}
+        QFrame#providerCard QWidget#providerHeader, QFrame#providerCard QWidget#providerBody,
+        QFrame#keyEmbedded {{ background: transparent; border: none; }}
+        QLabel#keyTitle, QLabel#groupTitle, QLabel#providerName {{ font-weight: 600; font-size: 11pt; }}
+        QLabel#defaultTag {{
+            border-radius: 9px; padding: 1px 8px; font-size: 8.5pt; color: {theme.accent}; background: #fbeee8;
+            border: 1px solid #f1d3c6;
+        }}
+        QToolButton#detailsButton {{ border: none; background: transparent; padding: 2px; }}
+        QToolButton#detailsButton:hover {{ background: #f0ede4; border-radius: 6px; }}
         QLabel#toolName {{ font-weight: 600; font-family: monospace; font-size: 10.5pt; }}
         QLabel#keyState, QLabel#toolState {{
             border-radius: 9px; padding: 2px 10px; font-size: 9pt; color: {theme.muted}; background: #f0ede4;
@@ -72,7 +82,8 @@ def settings_style_sheet(theme: Theme) -> str:
             background: {theme.card}; border: 1px solid #d9d3c7; border-radius: 8px; padding: 5px 8px;
             selection-background-color: #f3d9cc; selection-color: {theme.text}; min-height: 20px;
         }}
-        QLineEdit:focus, QComboBox:focus, QSpinBox:focus {{ border: 1px solid {theme.accent}; }}
+        QPlainTextEdit {{ background: {theme.card}; border: 1px solid #d9d3c7; border-radius: 8px; padding: 3px 4px; }}
+        QLineEdit:focus, QComboBox:focus, QSpinBox:focus, QPlainTextEdit:focus {{ border: 1px solid {theme.accent}; }}
         QLineEdit:disabled, QSpinBox:disabled {{ color: #a8a29e; background: #f5f3ee; }}
         QComboBox::drop-down {{ border: none; width: 24px; }}
         QComboBox::down-arrow, QSpinBox::down-arrow {{ image: url({ARROWS}/arrow-down-16.png); width: 10px; height: 10px; }}

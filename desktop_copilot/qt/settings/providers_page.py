@@ -1,0 +1,292 @@
+"""Settings ▸ Providers: the default provider, and for each provider (the catalog's, then the user's endpoints)
+its switch, key, base URL and Test (the model list, fetched off the GUI thread). Keys are saved at once
+(`KeyActions`); the rest, and adding or removing endpoints, on OK/Apply through the dialog."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+
+from desktop_copilot.core.bootstrap import effective_config
+from desktop_copilot.core.key_values import KeyValueError, clean_key_value
+from desktop_copilot.core.providers.catalog import DEFAULT_PROVIDER, PROVIDERS, custom_spec
+from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.runtime import MissingKeyError, Runtime
+from desktop_copilot.core.secrets import KNOWN_KEYS, FoundKey, KeyLookup
+from desktop_copilot.core.settings import CustomProvider, Settings
+from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.keys_page import KeyActions, cancel_when_destroyed
+from desktop_copilot.qt.settings.models_page import beside, group, hint, label
+from desktop_copilot.qt.settings.providers_parts import EndpointForm, ProviderRow, url_problem
+from desktop_copilot.qt.settings.styles import set_kind
+
+log = logging.getLogger(__name__)
+
+TEST_TIMEOUT = 30.0
+SDKS = {"anthropic": "anthropic", "chat_completions": "openai", "gemini": "httpx", "ollama": "httpx"}
+"""What a provider's first request imports (an SDK takes about a second): imported off the GUI thread first."""
+PROVIDER_ENV = "DESKTOP_COPILOT_PROVIDER"
+
+
+def describe_failure(row: ProviderRow, url: str, exc: BaseException) -> str:
+    """Why listing the models failed, in words and without a key."""
+    spec, status = row.spec, getattr(exc, "status_code", None)
+    names = {c.__name__ for c in type(exc).__mro__}
+    if isinstance(exc, MissingKeyError):
+        text = "No key: paste one above and press Save (or Test it as typed)."
+    elif status is not None and hasattr(exc, "body"):  # the openai and anthropic SDKs' APIStatusError
+        if spec.wire == "anthropic":
+            from desktop_copilot.core.providers.anthropic_provider import describe_status_error as describe
+            text = describe(status, exc.body, getattr(exc, "message", str(exc)))
+        else:
+            from desktop_copilot.core.providers.chat_completions_provider import describe_status_error
+            text = describe_status_error(spec.id, status, exc.body, getattr(exc, "message", str(exc)))
+    elif "HTTPStatusError" in names:  # httpx (Ollama)
+        text = f"{spec.label} answered {exc.response.status_code} at {url}."
+    elif status is not None:  # Gemini's errors are already in words
+        text = str(exc)
+    elif names & {"APIConnectionError", "TransportError", "TimeoutError", "TimeoutException"}:
+        cause = exc.__cause__ or exc.__context__
+        text = f"Could not reach {spec.label} at {url} ({type(cause or exc).__name__})."
+    else:
+        log.info("listing the %s models failed", spec.id, exc_info=exc)
+        text = f"{spec.label} could not list its models ({type(exc).__name__}: {exc})."
+    return redact(text)
+
+
+class ProvidersPage(QWidget):
+    sig_models_listed = Signal(str, list)
+    """(provider id, model ids) a successful Test listed (the dialog caches them)."""
+    sig_key_changed = Signal(str)
+    """A key was saved or removed here (the Keys page shows Anthropic's too)."""
+
+    def __init__(self, runtime: Runtime, pending: Callable[[], Settings], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self.pending = pending
+        """() -> the settings as they would be after Apply (raises ValidationError for a bad value)."""
+        self.actions = KeyActions(runtime, runtime.key_store, lambda status: None, self.sig_key_changed.emit)
+        self.tasks = BackgroundTasks(self._show_failure)
+        cancel_when_destroyed(self, self.tasks)
+        self.removed: set[str] = set()
+        """Endpoints removed here: their keys are deleted once the settings without them are saved."""
+        self.form: EndpointForm | None = None
+        settings = runtime.settings or Settings()
+        self.default_box = QComboBox(objectName="defaultProviderBox")
+        self.default_box.setMinimumWidth(220)
+        self.default_note = hint()
+        self.notice = PlainLabel(objectName="keyMessage", wordWrap=True)
+        self.notice.hide()
+        self.add_button = QPushButton("Add endpoint…", objectName="addEndpointButton")
+        self.rows: dict[str, ProviderRow] = {}
+        self.list = QVBoxLayout()
+        self.list.setSpacing(8)
+        self._layout()
+        for spec in runtime.providers().values():
+            self._add_row(ProviderRow(spec, settings, spec.id not in settings.disabled_providers))
+        self._fill_defaults(settings.default_provider or DEFAULT_PROVIDER)
+        if os.environ.get(PROVIDER_ENV, "").strip():
+            self.default_note.setText(f"{PROVIDER_ENV}={os.environ[PROVIDER_ENV].strip()} is set and wins over this choice.")
+        self.default_note.setVisible(bool(self.default_note.text()))
+        self.default_box.currentIndexChanged.connect(lambda _i: self._fill_defaults(self.default_id()))
+        self.add_button.clicked.connect(self.open_form)
+
+    def _layout(self) -> None:
+        form = QFormLayout()
+        form.addRow(label("Provider"), beside(self.default_box, "Each conversation keeps the provider it started with."))
+        form.addRow("", self.default_note)
+        adding = QHBoxLayout()
+        adding.addWidget(self.add_button)
+        adding.addWidget(hint("Any Chat Completions server: LM Studio, llama.cpp, vLLM, a gateway."), 1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(12)
+        column.addWidget(group("New conversations", form))
+        column.addWidget(self.notice)
+        column.addLayout(self.list)
+        column.addLayout(adding)
+        column.addStretch(1)
+
+    def _add_row(self, row: ProviderRow) -> None:
+        self.rows[row.spec.id] = row
+        self.list.addWidget(row)
+        row.switch.toggled.connect(lambda on: self._switched(row, on))
+        row.test_button.clicked.connect(lambda: self.tasks.start(self.test(row.spec.id)))
+        row.remove_button.clicked.connect(lambda: self.remove_endpoint(row.spec.id))
+        if row.key_field is not None:
+            row.key_field.set_busy(True)
+            row.key_field.sig_save_requested.connect(lambda _name: self.tasks.start(self.save(row.spec.id)))
+            row.key_field.sig_remove_requested.connect(
+                lambda _name: self.tasks.start(self.actions.remove(row.key_field)))
+
+    def focus(self, provider_id: str) -> ProviderRow:
+        """Opens the provider's details and puts the cursor in its key field (else its base URL)."""
+        row = self.rows[provider_id]
+        row.expand(True)
+        field = row.key_field.edit if row.key_field is not None else row.url_edit
+        field.setFocus(Qt.FocusReason.OtherFocusReason)
+        return row
+
+    # --- the default provider ----------------------------------------------------------------
+
+    def default_id(self) -> str:
+        return self.default_box.currentData() or DEFAULT_PROVIDER
+
+    def _switched(self, row: ProviderRow, on: bool) -> None:
+        if not on and row.spec.id == self.default_id():
+            row.switch.setChecked(True)
+            row.say(f"{row.spec.label} is the default provider, so it stays on: choose another default first.", "warning")
+            return
+        row.say("")
+        self._fill_defaults(self.default_id())
+
+    def _fill_defaults(self, wanted: str) -> None:
+        """The choices are the providers switched on; the default's switch cannot be turned off."""
+        chosen = wanted if wanted in self.rows else DEFAULT_PROVIDER
+        switch = self.rows[chosen].switch
+        switch.blockSignals(True)  # the default is always on (a settings file may say otherwise)
+        switch.setChecked(True)
+        switch.blockSignals(False)
+        self.default_box.blockSignals(True)
+        self.default_box.clear()
+        for provider_id, row in self.rows.items():
+            if row.switch.isChecked():
+                self.default_box.addItem(row.spec.label, provider_id)
+        self.default_box.setCurrentIndex(self.default_box.findData(chosen))
+        self.default_box.blockSignals(False)
+        for provider_id, row in self.rows.items():
+            row.set_default(provider_id == chosen)
+            row.say("")
+
+    # --- endpoints ------------------------------------------------------------------------------
+
+    def open_form(self) -> EndpointForm:
+        self.form = EndpointForm(set(PROVIDERS) | set(KNOWN_KEYS) | set(self.rows) | self.removed, self)
+        self.form.accepted.connect(lambda form=self.form: self.add_endpoint(form.endpoint(), form.key()))
+        self.form.open()
+        return self.form
+
+    def add_endpoint(self, endpoint: CustomProvider, key: str = "") -> ProviderRow:
+        """A row for the new endpoint (saved on OK/Apply); its key waits in its field until then, or Save."""
+        spec = custom_spec(endpoint.id, endpoint.label, endpoint.base_url, endpoint.default_model,
+                           needs_key=endpoint.needs_key, headers=endpoint.headers)
+        row = ProviderRow(spec, self.runtime.settings or Settings(), True)
+        self._add_row(row)
+        if row.key_field is not None:
+            row.key_field.edit.setText(key)
+            self.tasks.start(self.actions.refresh(row.key_field))
+        self._fill_defaults(self.default_id())
+        row.expand(True)
+        return row
+
+    def remove_endpoint(self, provider_id: str) -> None:
+        row = self.rows.pop(provider_id)
+        self.removed.add(provider_id)
+        row.hide()
+        row.deleteLater()
+        self._fill_defaults(self.default_id())
+
+    async def forget_removed_keys(self) -> None:
+        """After Apply: deletes the keys of the endpoints removed (KeyStoreError in words)."""
+        for provider_id in sorted(self.removed - set(self.rows)):
+            await off_gui_thread(self.runtime.key_store.delete, provider_id)
+        self.removed.clear()
+
+    # --- keys and Test ------------------------------------------------------------------------------
+
+    def pending_names(self) -> list[str]:
+        return [i for i, row in self.rows.items() if row.key_field is not None and row.key_field.typed().strip()]
+
+    async def load(self) -> None:
+        for row in list(self.rows.values()):
+            if row.key_field is not None:
+                await self.actions.refresh(row.key_field)
+
+    async def save(self, provider_id: str) -> bool:
+        return await self.actions.save(self.rows[provider_id].key_field)
+
+    def reload_key(self, name: str) -> None:
+        row = self.rows.get(name)
+        if row is not None and row.key_field is not None:
+            self.tasks.start(self.actions.refresh(row.key_field))
+
+    async def test(self, provider_id: str) -> list[str] | None:
+        """Lists the models with the settings as edited and the key as typed (else the stored one)."""
+        row = self.rows[provider_id]
+        if url_problem(row.url_edit.text(), required=row.spec.custom):
+            row.show_result("Correct the base URL first.", "error")
+            return None
+        try:
+            scratch = self._scratch_runtime(row)
+        except KeyValueError as exc:
+            row.show_result(str(exc), "error")
+            return None
+        url = scratch.base_url(scratch.spec(provider_id))
+        row.set_testing(True)
+        try:
+            await asyncio.to_thread(importlib.import_module, SDKS[row.spec.wire])
+            ids = await asyncio.wait_for(scratch.list_models(provider_id), TEST_TIMEOUT)
+        except Exception as exc:  # noqa: BLE001 - every failure is reported in words
+            row.show_result(describe_failure(row, url, exc), "error")
+            return None
+        finally:
+            row.set_testing(False)
+            await scratch.aclose()
+        row.show_result(f"✓ Works — {len(ids)} models" + (f" ({ids[0]}{', …' if len(ids) > 1 else ''})" if ids else ""), "ok")
+        row.result.setToolTip("\n".join(ids[:40]) + ("\n…" if len(ids) > 40 else ""))
+        self.sig_models_listed.emit(provider_id, ids)
+        return ids
+
+    def _scratch_runtime(self, row: ProviderRow) -> Runtime:
+        """A runtime with the pending settings, asking the typed key first (closed after the Test)."""
+        try:
+            settings = self.pending()
+        except ValueError:  # a bad value elsewhere (pydantic's ValidationError): the saved settings
+            settings = self.runtime.settings or Settings()
+        typed = row.key_field.typed().strip() if row.key_field is not None else ""
+        first = {row.spec.key_name: FoundKey(clean_key_value(typed), "typed")} if typed else {}
+        scratch = Runtime(self.runtime.paths, effective_config(settings), KeyLookup([first, self.runtime.keys]),
+                          self.runtime.registry)
+        scratch.settings = settings
+        return scratch
+
+    # --- what OK/Apply saves ---------------------------------------------------------------------------
+
+    def problem(self) -> tuple[str, str] | None:
+        """(provider id, a sentence) for the first base URL that cannot be saved (Anthropic's is the Models page's)."""
+        for provider_id, row in self.rows.items():
+            found = url_problem(row.url_edit.text(), required=row.spec.custom)
+            if found and provider_id != "anthropic":
+                return provider_id, f"{row.spec.label} base URL {found}."
+        return None
+
+    def edits(self, current: Settings) -> dict:
+        """The fields this page edits, as Settings values (validated by the caller)."""
+        ids = set(self.rows)
+        known = set(PROVIDERS) | {c.id for c in current.custom_providers} | ids
+        urls = {k: v for k, v in current.base_urls.items() if k not in ids or k == "anthropic"}
+        urls.update({i: row.url() for i, row in self.rows.items() if not row.spec.custom and i != "anthropic" and row.url()})
+        default = self.default_id()
+        return {
+            "default_provider": None if default == DEFAULT_PROVIDER and current.default_provider is None else default,
+            "disabled_providers": (current.disabled_providers - known) | {i for i, r in self.rows.items() if not r.switch.isChecked()},
+            "base_urls": urls,
+            "custom_providers": [row.custom_provider() for row in self.rows.values() if row.spec.custom],
+            "provider_models": {k: v for k, v in current.provider_models.items() if k in PROVIDERS or k in ids},
+        }
+
+    def _show_failure(self, text: str) -> None:
+        self.notice.setText(text)
+        set_kind(self.notice, "error")
+        self.notice.show()
+        for row in self.rows.values():
+            row.test_button.setEnabled(True)
+            if row.key_field is not None:
+                row.key_field.set_busy(False)

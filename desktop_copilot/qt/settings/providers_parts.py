@@ -1,0 +1,339 @@
+"""The widgets of Settings ▸ Providers: a provider's row (switch, key, base URL, Test) and the Add endpoint form
+(name, base URL, default model, optional key, extra headers), with their checks: an id made from the name,
+http(s) URLs, and no secret in a header (headers go to settings.json; a key goes to the keyring)."""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog, QFormLayout, QFrame, QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget,
+)
+
+from desktop_copilot.core.providers.catalog import ProviderSpec
+from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.secrets import KNOWN_KEYS, KeySpec
+from desktop_copilot.core.settings import CustomProvider, ModelsCache, Settings
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.key_field import KeyField
+from desktop_copilot.qt.settings.models_page import hint
+from desktop_copilot.qt.settings.styles import set_kind
+from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
+
+SECRET_HEADERS = {"authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie"}
+SECRET_ENDINGS = ("-key", "_key", "apikey", "-token", "_token", "-secret", "password")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+"""An HTTP header name (RFC 9110 token)."""
+WIRES = {"anthropic": "Anthropic Messages API", "chat_completions": "Chat Completions", "gemini": "Gemini API",
+         "ollama": "Ollama, on this machine or your network"}
+LABEL_WIDTH = 86
+
+
+class EndpointError(ValueError):
+    """A value in the form that cannot be used; the message says why and what to do."""
+
+
+def url_problem(text: str, *, required: bool = False) -> str | None:
+    """Why `text` is not an http(s) URL with a host (None when it is, or when it is blank and not `required`)."""
+    text = text.strip()
+    if not text:
+        return "is needed" if required else None
+    if not text.lower().startswith(("http://", "https://")):
+        return "must start with http:// or https://"
+    try:
+        host = urlsplit(text).hostname
+    except ValueError:
+        host = None
+    return None if host else "has no host name"
+
+
+def make_id(name: str, taken: set[str]) -> str:
+    """A settings id for `name` ("LM Studio" -> "lm-studio"), not one of `taken` (a -2, -3… is added)."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    base = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:32].strip("-") or "endpoint"
+    candidate, number = base, 2
+    while candidate in taken:
+        candidate, number = f"{base}-{number}", number + 1
+    return candidate
+
+
+def parse_headers(text: str) -> dict[str, str]:
+    """`Name: value` lines (blank lines skipped); EndpointError for a malformed line or a header that carries
+    a secret, which would be written to settings.json in plain text."""
+    headers: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        name, colon, value = line.partition(":")
+        name, value = name.strip(), value.strip()
+        if not colon or not _HEADER_NAME.match(name) or not value:
+            raise EndpointError(f"Header line {number} is not “Name: value”.")
+        lowered = name.lower()
+        if lowered in SECRET_HEADERS or lowered.endswith(SECRET_ENDINGS) or redact(value) != value:
+            raise EndpointError(
+                f"“{name}” would carry a secret, and headers are saved in settings.json as plain text. Put the key "
+                "in the API key field instead: it is kept in the keyring and sent as “Authorization: Bearer …”."
+            )
+        headers[name] = value
+    return headers
+
+
+def _label(text: str, width: int = LABEL_WIDTH) -> PlainLabel:
+    """A form label whose text sits on the centre line of its field's first line (a field is 32 px high)."""
+    widget = PlainLabel(text)
+    widget.setFixedWidth(width)
+    widget.setMinimumHeight(32)
+    widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    widget.setContentsMargins(0, 8, 0, 0)
+    return widget
+
+
+class ProviderRow(QFrame):
+    """One provider: a header (switch, name, Default tag, key state) that opens the details (key, base URL,
+    Test, and for an endpoint the user added its headers and Remove). The page does the work."""
+
+    def __init__(self, spec: ProviderSpec, settings: Settings, switched_on: bool, parent: QWidget | None = None) -> None:
+        super().__init__(parent, objectName="providerCard")
+        self.spec = spec
+        self.switch = ToggleSwitch()
+        self.switch.setChecked(switched_on)
+        self.switch.setAccessibleName(f"Offer {spec.label}")
+        self.name = PlainLabel(spec.label, objectName="providerName")
+        self.default_tag = PlainLabel("Default", objectName="defaultTag")
+        self.key_state = PlainLabel(objectName="keyState")
+        self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
+        self.message.setContentsMargins(0, 4, 0, 0)
+        self.message.hide()
+        self.arrow = QToolButton(objectName="detailsButton", checkable=True, autoRaise=True)
+        self.arrow.setArrowType(Qt.ArrowType.RightArrow)
+        self.arrow.setAccessibleName(f"{spec.label} details")
+        self.key_field = KeyField(_key_spec(spec), embedded=True) if spec.needs_key else None
+        self.url_edit = QLineEdit(placeholderText=spec.base_url if not spec.custom else "http://host:port/v1")
+        self.url_edit.setText(_configured_url(spec, settings))
+        self.url_edit.setAccessibleName(f"{spec.label} base URL")
+        self.url_note = hint()
+        self.test_button = QPushButton("Test")
+        self.test_button.setToolTip("Asks for the model list with the key and base URL above (nothing is saved but the list)")
+        self.result = PlainLabel(objectName="keyMessage", wordWrap=True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.remove_button = QPushButton("Remove endpoint", objectName="removeEndpoint")
+        self.remove_button.setHidden(not spec.custom)  # hidden before it has a parent: never a window of its own
+        self.header = QWidget(objectName="providerHeader")
+        self.body = QWidget(objectName="providerBody")
+        self.body.hide()
+        self._layout()
+        self.arrow.toggled.connect(self.expand)
+        self.url_edit.textChanged.connect(self._check_url)
+        if self.key_field is not None:
+            self.key_field.sig_found_changed.connect(self.show_key_state)
+        if self.key_field is None:
+            self.show_key_state()
+        else:
+            self.key_state.setText("Checking…")  # until the page has read where the key comes from
+        self._check_url()
+        self._show_cached(settings.models_cache if spec.id == "anthropic" else settings.provider_models.get(spec.id))
+
+    def _layout(self) -> None:
+        head = QHBoxLayout(self.header)
+        head.setContentsMargins(0, 0, 0, 0)
+        head.setSpacing(10)
+        head.addWidget(self.switch)
+        head.addWidget(self.name)
+        head.addWidget(self.default_tag)
+        head.addStretch(1)
+        head.addWidget(self.key_state)
+        head.addWidget(self.arrow)
+        form = QFormLayout(self.body)
+        form.setContentsMargins(0, 6, 0, 0)
+        form.setHorizontalSpacing(12)
+        form.setVerticalSpacing(6)
+        about = QHBoxLayout()
+        about.addWidget(hint(f"{WIRES[self.spec.wire]} · id {self.spec.id}"), 1)
+        about.addWidget(self.remove_button)
+        form.addRow("", about)
+        form.addRow(_label("API key"), self.key_field or hint("No key needed"))
+        form.addRow(_label("Base URL"), self.url_edit)
+        form.addRow("", self.url_note)
+        if self.spec.headers:
+            form.addRow(_label("Headers"), hint("; ".join(f"{n}: {v}" for n, v in self.spec.headers)))
+        test = QHBoxLayout()
+        test.setSpacing(12)
+        test.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
+        test.addWidget(self.result, 1)
+        form.addRow(_label("Models"), test)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(16, 10, 12, 10)
+        column.setSpacing(0)
+        column.addWidget(self.header)
+        column.addWidget(self.message)
+        column.addWidget(self.body)
+
+    def expand(self, shown: bool) -> None:
+        self.arrow.setChecked(shown)
+        self.arrow.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.body.setVisible(shown)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt name
+        """A click on the header (not on its switch) opens or closes the details."""
+        if self.header.geometry().contains(event.position().toPoint()):
+            self.expand(not self.body.isVisible())
+        super().mouseReleaseEvent(event)
+
+    def set_default(self, is_default: bool) -> None:
+        self.default_tag.setVisible(is_default)
+        self.switch.setToolTip("The default provider is always offered; choose another default to switch it off"
+                               if is_default else f"Offer {self.spec.label} in the model picker")
+
+    def say(self, text: str, kind: str = "info") -> None:
+        """A line under the header, seen also while the details are closed."""
+        self.message.setText(text)
+        set_kind(self.message, kind)
+        self.message.setVisible(bool(text))
+
+    def show_key_state(self) -> None:
+        found = self.key_field.found if self.key_field is not None else []
+        if self.key_field is None:
+            text, kind = "No key needed", "none"
+        elif not found:
+            text, kind = "No key — add one", "missing"
+        elif found[0].source == "keyring":
+            backend = re.sub(r" \(.*\)$", "", self.key_field.backend) or "the keyring"
+            text, kind = f"Key stored in {backend} · {found[0].secret.hint}", "keyring"
+        elif found[0].source == "session":
+            text, kind = f"Key for this session only · {found[0].secret.hint}", "session"
+        else:
+            text, kind = f"Key from {self.key_field.spec.env_var} · {found[0].secret.hint}", "environment"
+        self.key_state.setText(text)
+        self.key_state.setToolTip(self.key_field.state.text() if found else "")
+        set_kind(self.key_state, kind)
+
+    def set_testing(self, busy: bool) -> None:
+        self.test_button.setEnabled(not busy)
+        if busy:
+            self.show_result(f"Asking {self.spec.label} for its models…", "busy")
+
+    def show_result(self, text: str, kind: str) -> None:
+        self.result.setText(text)
+        set_kind(self.result, kind)
+
+    def url(self) -> str:
+        return self.url_edit.text().strip().rstrip("/")
+
+    def custom_provider(self) -> CustomProvider:
+        spec = self.spec
+        return CustomProvider(id=spec.id, label=spec.label, base_url=self.url(), default_model=spec.default_model,
+                              needs_key=spec.needs_key, headers=dict(spec.headers))
+
+    def _check_url(self) -> None:
+        problem = url_problem(self.url_edit.text(), required=self.spec.custom)
+        env = os.environ.get(self.spec.base_url_env, "").strip() if self.spec.base_url_env else ""
+        if problem:
+            text = f"The base URL {problem}."
+        else:
+            text = f"{self.spec.base_url_env}={env} is set and wins over this field." if env else ""
+        self.url_note.setText(text)
+        set_kind(self.url_note, "error" if problem else "info")
+        self.url_note.setVisible(bool(text))
+
+    def _show_cached(self, cache: ModelsCache | None) -> None:
+        if cache is not None and cache.model_ids:
+            when = cache.fetched_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            self.show_result(f"{len(cache.model_ids)} models listed {when}.", "info")
+
+
+def _key_spec(spec: ProviderSpec) -> KeySpec:
+    known = KNOWN_KEYS.get(spec.key_name or "")
+    return known if known is not None else KeySpec(spec.id, "", f"{spec.label} key", "")
+
+
+def _configured_url(spec: ProviderSpec, settings: Settings) -> str:
+    if spec.custom:
+        return spec.base_url
+    if spec.id == "anthropic":  # the Models page edits the same value
+        return settings.anthropic_base_url or settings.base_urls.get("anthropic", "")
+    return settings.base_urls.get(spec.id, "")
+
+
+class EndpointForm(QDialog):
+    """Add endpoint: after `accepted`, `endpoint()` is the CustomProvider and `key()` the key typed (or "")."""
+
+    def __init__(self, taken: set[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent, objectName="endpointForm")
+        self.taken = taken
+        self.setWindowTitle("Add endpoint")
+        self.setMinimumWidth(520)
+        self.name_edit = QLineEdit(placeholderText="LM Studio")
+        self.id_hint = PlainLabel(objectName="hint")
+        self.url_edit = QLineEdit(placeholderText="http://localhost:1234/v1")
+        self.model_edit = QLineEdit(placeholderText="As the server names it (Test lists them)")
+        self.key_edit = QLineEdit(placeholderText="Optional: kept in the keyring", echoMode=QLineEdit.EchoMode.Password)
+        self.headers_edit = QPlainTextEdit(objectName="headersEdit")
+        self.headers_edit.setPlaceholderText("X-Title: Desktop Copilot\nHTTP-Referer: https://example.org")
+        self.headers_edit.setFixedHeight(72)
+        self.problem = PlainLabel(objectName="keyMessage", wordWrap=True)
+        self.problem.hide()
+        self.add_button = QPushButton("Add", objectName="primaryButton", default=True)
+        self.cancel_button = QPushButton("Cancel", autoDefault=False)
+        self._layout()
+        self.name_edit.textChanged.connect(self._show_id)
+        self.add_button.clicked.connect(self.accept)
+        self.cancel_button.clicked.connect(self.reject)
+        self._show_id("")
+        self._endpoint: CustomProvider | None = None
+
+    def _layout(self) -> None:
+        form = QFormLayout()
+        form.setHorizontalSpacing(14)
+        form.setVerticalSpacing(8)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        form.addRow(_label("Name", 110), self.name_edit)
+        form.addRow("", self.id_hint)
+        form.addRow(_label("Base URL", 110), self.url_edit)
+        form.addRow(_label("Default model", 110), self.model_edit)
+        form.addRow(_label("API key", 110), self.key_edit)
+        form.addRow(_label("Extra headers", 110), self.headers_edit)
+        form.addRow("", PlainLabel("One “Name: value” a line. No secrets here: use the key field.", objectName="hint"))
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.add_button)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(20, 18, 20, 16)
+        column.setSpacing(12)
+        column.addLayout(form)
+        column.addWidget(self.problem)
+        column.addLayout(buttons)
+
+    def _show_id(self, name: str) -> None:
+        self.id_hint.setText(f"Id: {make_id(name, self.taken)} (the key is stored under it)")
+
+    def endpoint(self) -> CustomProvider | None:
+        return self._endpoint
+
+    def key(self) -> str:
+        return self.key_edit.text().strip()
+
+    def accept(self) -> None:
+        try:
+            self._endpoint = self._read()
+        except EndpointError as exc:
+            self.problem.setText(str(exc))
+            set_kind(self.problem, "error")
+            self.problem.show()
+            self.adjustSize()  # the wrapped message needs room the window did not have
+            return
+        super().accept()
+
+    def _read(self) -> CustomProvider:
+        name = self.name_edit.text().strip()
+        if not name:
+            raise EndpointError("Give the endpoint a name.")
+        if problem := url_problem(self.url_edit.text(), required=True):
+            raise EndpointError(f"The base URL {problem}.")
+        return CustomProvider(id=make_id(name, self.taken), label=name, base_url=self.url_edit.text().strip(),
+                              default_model=self.model_edit.text().strip(), needs_key=bool(self.key()),
+                              headers=parse_headers(self.headers_edit.toPlainText()))
