@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+
+def demo_options(width: int, height: int) -> argparse.Namespace:
+    """--out (the folder, created), --width and --height of the window: what every screenshot demo takes."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, default=Path("docs/screenshots"))
+    parser.add_argument("--width", type=int, default=width)
+    parser.add_argument("--height", type=int, default=height)
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    return options
+
+
+def show_at(window, options: argparse.Namespace) -> None:
+    """Show the window at the top left of the screen, at the size the options ask for."""
+    window.resize(options.width, options.height)
+    window.move(0, 0)
+    window.show()
 
 
 def seeded_window(home_prefix: str, seed: Callable[[Any], Any]):

@@ -9,7 +9,6 @@ The tooltip, a window of its own, is painted onto the window's grab where it sta
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from PySide6.QtCore import QEvent, QPoint, QTimer  # noqa: E402
 from PySide6.QtGui import QCursor, QHelpEvent, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
-from bench._demo_support import run_demo, seeded_window  # noqa: E402
+from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
 from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
 
 QUESTION = "What's the weather in Hong Kong today? Any chart?"
@@ -70,15 +69,10 @@ def _spot(view, href: str) -> QPoint | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default="docs/screenshots")
-    options = parser.parse_args()
-    out = Path(options.out)
-    out.mkdir(parents=True, exist_ok=True)
+    options = demo_options(1100, 760)
+    out = options.out
     window, loop, store, _ = seeded_window("dc-links-", seed)
-    window.resize(1100, 760)
-    window.move(0, 0)
-    window.show()
+    show_at(window, options)
 
     def hover() -> None:
         view = window.view

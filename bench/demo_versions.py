@@ -9,7 +9,6 @@ The menu is a separate top-level window, so the whole screen is captured with Im
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import QMenu  # noqa: E402
 
 from desktop_copilot.core.models import Message, Role, TextBlock  # noqa: E402
 from desktop_copilot.core.storage.versions import TailArchive  # noqa: E402
-from bench._demo_support import run_demo, seeded_window  # noqa: E402
+from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
 from tests.support.history_seed import seed_conversation  # noqa: E402
 
 TURNS = [
@@ -48,15 +47,10 @@ def seed(store) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default="docs/screenshots")
-    options = parser.parse_args()
-    out = Path(options.out)
-    out.mkdir(parents=True, exist_ok=True)
+    options = demo_options(1100, 720)
+    out = options.out
     window, loop, store, _ = seeded_window("dc-versions-", seed)
-    window.resize(1100, 720)
-    window.move(0, 0)
-    window.show()
+    show_at(window, options)
     menus = []
 
     def open_menu() -> None:
