@@ -5,7 +5,7 @@ of the window showing it, and RSS, each open in a fresh process, lazily and eage
     python bench/open_long_conversation.py --root OTHER    # also time the eager open of another checkout
 
 Each child builds the real window (`create_main_window`) on an empty conversation, lets it settle, then
-opens the stored conversation: `lazy` through `open_conversation_lazily` (the transcript reads the message
+opens the stored conversation: `lazy` through `ChatController.open_stored` (the transcript reads the message
 index and the last messages, the rest as they scroll into view), `eager` through
 `store.load_conversation` + `controller.set_conversation` (what the sidebar did). It reports the time to
 the next paint of the transcript, the CPU, whether rows on screen were still placeholders, and RSS.
@@ -128,9 +128,8 @@ def child(mode: str, database: str, conversation_id: str) -> None:
     view.viewport().installEventFilter(FirstPaint(view))
     started, cpu = time.perf_counter(), time.thread_time()
     if mode == "lazy":
-        from desktop_copilot.core.transcript.lazy_conversation import open_conversation_lazily
 
-        open_conversation_lazily(window.controller, conversation_id)
+        window.controller.open_stored(conversation_id)
     else:
         window.controller.set_conversation(store.load_conversation(conversation_id))
     view.follow()

@@ -107,12 +107,31 @@ class ChatController(QObject):
         return True
 
     def set_conversation(self, conversation: Conversation) -> bool:
+        """Show `conversation`, held whole (a new one, or one built in memory); False while a run is in progress."""
         if self.busy:
             return False
-        self.session = ChatSession(self.session.runtime, conversation, self.session.store)
         self.model.set_messages(conversation.messages)
-        self.sig_usage_changed.emit(conversation_usage(conversation))
+        self._replace_session(ChatSession(self.session.runtime, conversation, self.session.store), conversation_usage(conversation))
         return True
+
+    def open_stored(self, conversation_id: str) -> bool:
+        """Show the stored conversation `conversation_id` without reading all of it: the transcript loads
+        messages as they near the screen, the session the rest of the history when a run needs it. False
+        (nothing changes) while a run is in progress or when the conversation does not exist."""
+        store = self.session.store
+        if self.busy or store is None:
+            return False
+        conversation = store.load_conversation_header(conversation_id)
+        if conversation is None:
+            return False
+        conversation.messages = list(self.model.open_lazy(store, conversation_id))
+        session = ChatSession(self.session.runtime, conversation, store, history_loaded=False)
+        self._replace_session(session, store.conversation_usage(conversation_id))
+        return True
+
+    def _replace_session(self, session: ChatSession, usage: Usage) -> None:
+        self.session = session
+        self.sig_usage_changed.emit(usage)
 
     # --- runs ------------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_copilot.core.models import Conversation
-from desktop_copilot.core.transcript.lazy_conversation import open_conversation_lazily
 from desktop_copilot.qt.history.conversation_list_model import ConversationListModel
 from desktop_copilot.qt.history.search_results import SearchRunner
 from desktop_copilot.qt.history.sidebar import Sidebar
@@ -60,7 +59,7 @@ class HistoryController(QObject):
             self.conversations.remove(conversation_id)
             self.window.banner.show_error("That conversation is no longer in the history.")
             return False
-        if not open_conversation_lazily(self.controller, conversation_id):
+        if not self.controller.open_stored(conversation_id):
             return False
         return self._shown(conversation_id)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role, TextBlock
 from desktop_copilot.core.storage.store import Store
-from desktop_copilot.core.transcript.lazy_conversation import open_conversation_lazily
 from desktop_copilot.qt.transcript.model import TAIL_MESSAGES
 from tests.support.history_seed import seed_app_store
 from tests.support.loopback import anthropic_text_reply, sse_response
@@ -30,7 +29,7 @@ def test_a_long_conversation_opens_lazily_and_a_send_loads_its_history(qtbot, lo
     window = make_window()
     controller = window.controller
 
-    assert open_conversation_lazily(controller, conversation_id)
+    assert controller.open_stored(conversation_id)
     session = controller.session
     assert not session.history_loaded
     assert len(session.conversation.messages) == TAIL_MESSAGES and session.conversation.messages[-1].text == f"Answer {COUNT - 1}"
@@ -52,4 +51,4 @@ def test_a_long_conversation_opens_lazily_and_a_send_loads_its_history(qtbot, lo
 
 def test_it_refuses_while_a_run_is_in_progress_or_for_an_unknown_id(qtbot, make_window):
     window = make_window()
-    assert not open_conversation_lazily(window.controller, "conv_unknown")
+    assert not window.controller.open_stored("conv_unknown")
