@@ -8,8 +8,10 @@ so every time Qt processes events (as `qtbot.waitUntil` does) asyncio callbacks 
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
+import shiboken6
 from PySide6.QtWidgets import QApplication
 
 import qasync  # noqa: E402 - after PySide6, so qasync binds to it
@@ -37,6 +39,18 @@ def qasync_loop(qapp: QApplication, qtbot):
     asyncio.events._set_running_loop(None)
     loop.close()
     asyncio.set_event_loop(None)
+    # The loop's timer object is a parentless QObject: delete it here, on the GUI thread, with its timers.
+    # Left to the garbage collector, it may die on a worker thread (the keyring thread, an executor thread),
+    # where Qt cannot unregister its timers, and a later timer event then reaches freed memory.
+    shiboken6.delete(loop._timer)
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_gui_thread():
+    """Widgets and models a test left in reference cycles are freed here, on the GUI thread, not by a
+    collection that happens to run on another thread later (Qt objects must die on their own thread)."""
+    yield
+    gc.collect()
 
 
 def run_async(qtbot, coro, timeout: int = 5000):
