@@ -72,15 +72,21 @@ def install_settings_action(window: QMainWindow) -> QAction:
 
 
 async def show_startup_notices(window: QMainWindow) -> None:
-    """Start-up warnings (damaged settings, no keyring) in the banner; without an Anthropic key, the dialog."""
+    """Start-up warnings (damaged settings, no keyring) in the banner; without a key for the default provider,
+    the dialog where it goes (Anthropic's with where to get one; another provider's row on Providers)."""
     runtime = make_editable(_runtime(window))
     problems = list(runtime.warnings)
     if (problem := await off_gui_thread(keyring_warning, runtime.key_store)) and problem not in problems:
         problems.append(problem)
     if problems:
         window.banner.show_error("\n\n".join(problems))
-    if not await off_gui_thread(runtime.keys.has, "anthropic"):
+    default = runtime.spec(runtime.config.provider)
+    if default.key_name is None or await off_gui_thread(runtime.keys.has, default.key_name):
+        return
+    if default.id == "anthropic":
         open_settings(window, "keys", FIRST_RUN_INTRO)
+    else:
+        open_settings(window, "providers").show_provider(default.id)
 
 
 _startup = BackgroundTasks()

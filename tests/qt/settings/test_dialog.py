@@ -348,3 +348,19 @@ def test_the_settings_action_is_in_the_file_menu_with_ctrl_comma(qtbot, keyring_
     assert open_dialog_of(window) is not None
     action.trigger()
     assert len([d for d in window.findChildren(SettingsDialog) if d.isVisible()]) == 1
+
+
+def test_first_run_with_another_default_provider_opens_its_row(qtbot, keyring_backend, app_window, monkeypatch):
+    monkeypatch.setenv("DESKTOP_COPILOT_PROVIDER", "deepseek")
+    window = app_window()
+    run_async(qtbot, show_startup_notices(window))
+    dialog = open_dialog_of(window)
+    assert dialog is not None and dialog.current_page() == "providers"
+    wait_loaded(qtbot, dialog)
+
+
+def test_first_run_with_ollama_as_the_default_asks_for_no_key(qtbot, keyring_backend, app_window, monkeypatch):
+    monkeypatch.setenv("DESKTOP_COPILOT_PROVIDER", "ollama")
+    window = app_window()
+    run_async(qtbot, show_startup_notices(window))
+    assert open_dialog_of(window) is None
