@@ -15,14 +15,13 @@ from desktop_copilot.core.models import (
     ToolCallStatus,
 )
 from desktop_copilot.core.providers.anthropic_wire import (
-    EMPTY_TOOL_RESULT,
-    UNFINISHED_TOOL_RESULT,
     AnthropicEventMapper,
     build_messages,
     build_params,
     tool_results,
 )
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
+from desktop_copilot.core.providers.wire_common import EMPTY_TOOL_RESULT, UNFINISHED_TOOL_RESULT
 
 SERVER_TOOL_USE = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "weather"}}
 SEARCH_RESULT = {

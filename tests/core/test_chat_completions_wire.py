@@ -15,7 +15,7 @@ from desktop_copilot.core.models import (
     ToolCallBlock,
     ToolCallStatus,
 )
-from desktop_copilot.core.providers.anthropic_wire import UNFINISHED_TOOL_RESULT
+from desktop_copilot.core.providers.wire_common import UNFINISHED_TOOL_RESULT
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.chat_completions_wire import (
     CONTENT_FILTER_WORDS,

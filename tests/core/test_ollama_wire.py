@@ -15,10 +15,10 @@ from desktop_copilot.core.models import (
     ToolCallBlock,
     ToolCallStatus,
 )
-from desktop_copilot.core.providers.anthropic_wire import UNFINISHED_TOOL_RESULT
+from desktop_copilot.core.providers.wire_common import UNFINISHED_TOOL_RESULT
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.ollama_wire import OllamaEventMapper, build_body
-from desktop_copilot.core.providers.prompt_tools import stable_call_id
+from desktop_copilot.core.providers.wire_common import stable_call_id
 from tests.support.ollama_support import CREATED, corpus_lines, done_line, text_lines, tool_call_line
 
 SEARCH = ToolSpec("web_search", "Search the web.", {"type": "object", "properties": {"query": {"type": "string"}}})

@@ -9,7 +9,7 @@ import pytest
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.accumulate import accumulate
 from desktop_copilot.core.models import Message, TextBlock, ToolCallBlock, ToolCallStatus
-from desktop_copilot.core.providers.anthropic_wire import UNFINISHED_TOOL_RESULT
+from desktop_copilot.core.providers.wire_common import UNFINISHED_TOOL_RESULT
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.providers.prompt_tools import (
     PromptToolParser,

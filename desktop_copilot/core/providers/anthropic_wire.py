@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from desktop_copilot.core import events as ev
@@ -18,9 +17,8 @@ from desktop_copilot.core.models import (
 )
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, tool_result_of
 
-UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrupted or stopped)."
-EMPTY_TOOL_RESULT = "(the tool returned no output)"
 
 
 def _assistant_content(message: Message) -> list[dict[str, Any]]:
@@ -51,11 +49,7 @@ def tool_results(message: Message) -> list[dict[str, Any]]:
     """One `tool_result` per call of `message`; a call that never finished gets an error result."""
     results = []
     for call in message.tool_calls:
-        finished = call.result is not None and call.status.finished
-        if finished:
-            content, is_error = call.result or EMPTY_TOOL_RESULT, call.is_error
-        else:
-            content, is_error = call.result or UNFINISHED_TOOL_RESULT, True
+        content, is_error = tool_result_of(call)
         results.append({"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error})
     return results
 
@@ -103,12 +97,6 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
     return params
 
 
-def _field(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def _as_dict(obj: Any) -> dict[str, Any]:
     if isinstance(obj, dict):
         return dict(obj)
@@ -122,8 +110,8 @@ _MODELLED_CALL_FIELDS = frozenset({"type", "id", "name", "input"})
 
 def refusal_words(details: Any) -> str:
     """What to tell the user when Claude declined to answer (`stop_details` of a refusal)."""
-    category = _field(details, "category") if details is not None else None
-    explanation = (_field(details, "explanation") if details is not None else None) or ""
+    category = field_of(details, "category") if details is not None else None
+    explanation = (field_of(details, "explanation") if details is not None else None) or ""
     words = "Claude declined to answer this request"
     words += f" (policy category: {category})." if category else "."
     if explanation.strip():
@@ -151,27 +139,27 @@ class AnthropicEventMapper:
         self._open: set[int] = set()
 
     def feed(self, raw: Any) -> list[ev.Event]:
-        kind = _field(raw, "type")
+        kind = field_of(raw, "type")
         handler = getattr(self, f"_on_{kind}", None)
         return handler(raw) if handler else []
 
     def _on_message_start(self, raw: Any) -> list[ev.Event]:
         self.started = True
-        message = _field(raw, "message")
-        self._update_usage(_field(message, "usage"))
+        message = field_of(raw, "message")
+        self._update_usage(field_of(message, "usage"))
         self._update_stop(message)
         events: list[ev.Event] = [
-            ev.Start(model=_field(message, "model") or "", provider_message_id=_field(message, "id") or ""),
+            ev.Start(model=field_of(message, "model") or "", provider_message_id=field_of(message, "id") or ""),
             ev.UsageUpdate(usage=self.usage.model_copy()),
         ]
-        for index, block in enumerate(_field(message, "content") or []):  # a reply given whole at the start
+        for index, block in enumerate(field_of(message, "content") or []):  # a reply given whole at the start
             events += self._on_content_block_start({"index": index, "content_block": block})
             events += self._on_content_block_stop({"index": index})
         return events
 
     def _on_content_block_start(self, raw: Any) -> list[ev.Event]:
-        index = _field(raw, "index")
-        block = _as_dict(_field(raw, "content_block"))
+        index = field_of(raw, "index")
+        block = _as_dict(field_of(raw, "content_block"))
         kind = block.get("type")
         self._kinds[index] = kind
         self._open.add(index)
@@ -196,24 +184,24 @@ class AnthropicEventMapper:
         return []
 
     def _on_content_block_delta(self, raw: Any) -> list[ev.Event]:
-        index = _field(raw, "index")
-        delta = _field(raw, "delta")
-        kind = _field(delta, "type")
+        index = field_of(raw, "index")
+        delta = field_of(raw, "delta")
+        kind = field_of(delta, "type")
         if index in self._raw:
             self._apply_to_raw(index, _as_dict(delta))
             return []
         if kind == "text_delta":
-            return [ev.TextDelta(index=index, text=_field(delta, "text") or "")]
+            return [ev.TextDelta(index=index, text=field_of(delta, "text") or "")]
         if kind == "citations_delta":
-            return [ev.TextCitation(index=index, citation=_as_dict(_field(delta, "citation")))]
+            return [ev.TextCitation(index=index, citation=_as_dict(field_of(delta, "citation")))]
         if kind == "thinking_delta":
-            text = _field(delta, "thinking")
+            text = field_of(delta, "thinking")
             return [ev.ThinkingDelta(index=index, text=text)] if text else []
         if kind == "signature_delta":
-            self._signatures[index] = _field(delta, "signature") or ""
+            self._signatures[index] = field_of(delta, "signature") or ""
             return []
         if kind == "input_json_delta":
-            fragment = _field(delta, "partial_json") or ""
+            fragment = field_of(delta, "partial_json") or ""
             self._json.setdefault(index, []).append(fragment)
             if self._kinds.get(index) == "tool_use" and fragment:
                 return [ev.ToolCallDelta(index=index, partial_json=fragment)]
@@ -236,7 +224,7 @@ class AnthropicEventMapper:
             block.update({key: value for key, value in delta.items() if key != "type"})
 
     def _on_content_block_stop(self, raw: Any) -> list[ev.Event]:
-        index = _field(raw, "index")
+        index = field_of(raw, "index")
         if index not in self._open:
             return []
         self._open.discard(index)
@@ -248,7 +236,7 @@ class AnthropicEventMapper:
         if kind == "redacted_thinking":
             return [ev.ThinkingEnd(index=index)]
         text = "".join(self._json.pop(index, []))
-        arguments = _parse_arguments(text)
+        arguments = parse_arguments(text)
         if kind == "tool_use":
             if not text:  # no input deltas: the input came whole with the block's start
                 arguments = self._inputs.get(index, {})
@@ -259,8 +247,8 @@ class AnthropicEventMapper:
         return [ev.RawBlockEvent(index=index, data=data)]
 
     def _on_message_delta(self, raw: Any) -> list[ev.Event]:
-        self._update_stop(_field(raw, "delta"))
-        self._update_usage(_field(raw, "usage"))
+        self._update_stop(field_of(raw, "delta"))
+        self._update_usage(field_of(raw, "usage"))
         return [ev.UsageUpdate(usage=self.usage.model_copy())]
 
     def _on_message_stop(self, raw: Any) -> list[ev.Event]:
@@ -274,8 +262,8 @@ class AnthropicEventMapper:
     def _update_stop(self, source: Any) -> None:
         if source is None:
             return
-        self.stop_reason = _field(source, "stop_reason") or self.stop_reason
-        self.stop_details = _field(source, "stop_details") or self.stop_details
+        self.stop_reason = field_of(source, "stop_reason") or self.stop_reason
+        self.stop_details = field_of(source, "stop_details") or self.stop_details
 
     def _update_usage(self, usage: Any) -> None:
         if usage is None:
@@ -286,15 +274,6 @@ class AnthropicEventMapper:
             ("cache_read_tokens", "cache_read_input_tokens"),
             ("cache_write_tokens", "cache_creation_input_tokens"),
         ):
-            value = _field(usage, theirs)
+            value = field_of(usage, theirs)
             if value is not None:
                 setattr(self.usage, ours, value)
-
-
-def _parse_arguments(text: str) -> dict[str, Any]:
-    """The JSON object in `text`, or `{}` when it is blank, not JSON or not an object."""
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}

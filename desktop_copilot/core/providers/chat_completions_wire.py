@@ -3,7 +3,6 @@ Groq, xAI, …): domain history to request JSON, and streamed chunks to unified 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -12,7 +11,8 @@ from typing import Any
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.models import Message, Role, TextBlock, ThinkingBlock, Usage
-from desktop_copilot.core.providers.anthropic_wire import _field, _parse_arguments, tool_results
+from desktop_copilot.core.providers.anthropic_wire import tool_results
+from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id
 from desktop_copilot.core.providers.base import ProviderRequest
 
 REASONING_ECHO_VENDORS = frozenset({"deepseek", "moonshot"})
@@ -171,20 +171,20 @@ class ChatCompletionsEventMapper:
         events: list[ev.Event] = []
         if not self.started:
             self.started = True
-            self._response_id = str(_field(chunk, "id") or "")
-            events.append(ev.Start(model=_field(chunk, "model") or "", provider_message_id=self._response_id))
-        for choice in _field(chunk, "choices") or []:
-            if (_field(choice, "index") or 0) != 0:
+            self._response_id = str(field_of(chunk, "id") or "")
+            events.append(ev.Start(model=field_of(chunk, "model") or "", provider_message_id=self._response_id))
+        for choice in field_of(chunk, "choices") or []:
+            if (field_of(choice, "index") or 0) != 0:
                 continue
-            delta = _field(choice, "delta")
+            delta = field_of(choice, "delta")
             if delta is not None and not self.finished:
                 events += self._on_delta(delta)
-            if usage := _field(choice, "usage"):  # Moonshot puts the usage on the final choice
+            if usage := field_of(choice, "usage"):  # Moonshot puts the usage on the final choice
                 events += self._on_usage(usage)
-            if (reason := _field(choice, "finish_reason")) and not self.finished:
+            if (reason := field_of(choice, "finish_reason")) and not self.finished:
                 self.finished, self.finish_reason = True, reason
                 events += self._close_all()
-        if usage := _field(chunk, "usage"):
+        if usage := field_of(chunk, "usage"):
             events += self._on_usage(usage)
         return events
 
@@ -199,14 +199,14 @@ class ChatCompletionsEventMapper:
 
     def _on_delta(self, delta: Any) -> list[ev.Event]:
         events: list[ev.Event] = []
-        reasoning = _field(delta, "reasoning_content") or _field(delta, "reasoning")
+        reasoning = field_of(delta, "reasoning_content") or field_of(delta, "reasoning")
         if isinstance(reasoning, str) and reasoning:
             events += self._stream("thinking", reasoning)
         for key in ("content", "refusal"):
-            text = _field(delta, key)
+            text = field_of(delta, key)
             if isinstance(text, str) and text:
                 events += self._stream("text", text)
-        for call in _field(delta, "tool_calls") or []:
+        for call in field_of(delta, "tool_calls") or []:
             events += self._on_tool_call(call)
         return events
 
@@ -221,15 +221,15 @@ class ChatCompletionsEventMapper:
         return events
 
     def _on_tool_call(self, raw: Any) -> list[ev.Event]:
-        wire = _field(raw, "index")
-        call_id = _field(raw, "id") or ""
+        wire = field_of(raw, "index")
+        call_id = field_of(raw, "id") or ""
         if not isinstance(wire, int):  # a vendor that leaves out the index: a new id means a new call
             known = {c.id for c in self._calls.values()}
             latest = max(self._calls, default=-1)
             wire = latest + 1 if latest < 0 or (call_id and call_id not in known) else latest
-        function = _field(raw, "function")
-        name = (_field(function, "name") if function is not None else None) or ""
-        arguments = _field(function, "arguments") if function is not None else None
+        function = field_of(raw, "function")
+        name = (field_of(function, "name") if function is not None else None) or ""
+        arguments = field_of(function, "arguments") if function is not None else None
         if isinstance(arguments, dict):  # a vendor that sends the object instead of its JSON text
             arguments = json.dumps(arguments, ensure_ascii=False)
         call = self._calls.setdefault(wire, _Call())
@@ -252,8 +252,7 @@ class ChatCompletionsEventMapper:
 
     def _made_id(self, wire: int) -> str:
         """A stable id for a call the vendor sent without one (same reply, same id)."""
-        seed = f"{self.position}/{self._response_id}/{wire}".encode()
-        return "call_" + hashlib.sha256(seed).hexdigest()[:24]
+        return stable_call_id(wire, "", {}, salt=f"{self.position}/{self._response_id}")
 
     def _close_open(self) -> list[ev.Event]:
         if self._open is None:
@@ -267,7 +266,7 @@ class ChatCompletionsEventMapper:
             call = self._calls[wire]
             if call.index is None:  # a call whose name never came
                 events += self._start_call(wire, call)
-            events.append(ev.ToolCallEnd(index=call.index, arguments=_parse_arguments("".join(call.fragments))))
+            events.append(ev.ToolCallEnd(index=call.index, arguments=parse_arguments("".join(call.fragments))))
         return events
 
     def _new_index(self) -> int:
@@ -275,19 +274,19 @@ class ChatCompletionsEventMapper:
         return self._blocks - 1
 
     def _on_usage(self, raw: Any) -> list[ev.Event]:
-        prompt = _field(raw, "prompt_tokens_details")
-        completion = _field(raw, "completion_tokens_details")
+        prompt = field_of(raw, "prompt_tokens_details")
+        completion = field_of(raw, "completion_tokens_details")
         cached = (
-            (_field(prompt, "cached_tokens") if prompt is not None else None)
-            or _field(raw, "prompt_cache_hit_tokens")  # DeepSeek
-            or _field(raw, "cached_tokens")  # Moonshot
+            (field_of(prompt, "cached_tokens") if prompt is not None else None)
+            or field_of(raw, "prompt_cache_hit_tokens")  # DeepSeek
+            or field_of(raw, "cached_tokens")  # Moonshot
         )
         for ours, value in (
-            ("input_tokens", _field(raw, "prompt_tokens")),
-            ("output_tokens", _field(raw, "completion_tokens")),
+            ("input_tokens", field_of(raw, "prompt_tokens")),
+            ("output_tokens", field_of(raw, "completion_tokens")),
             ("cache_read_tokens", cached),
-            ("cache_write_tokens", _field(prompt, "cache_write_tokens") if prompt is not None else None),
-            ("reasoning_tokens", _field(completion, "reasoning_tokens") if completion is not None else None),
+            ("cache_write_tokens", field_of(prompt, "cache_write_tokens") if prompt is not None else None),
+            ("reasoning_tokens", field_of(completion, "reasoning_tokens") if completion is not None else None),
         ):
             if isinstance(value, int):
                 setattr(self.usage, ours, value)

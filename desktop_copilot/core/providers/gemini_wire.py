@@ -17,7 +17,7 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.models import Message, RawBlock, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
-from desktop_copilot.core.providers.prompt_tools import stable_call_id, tool_result_of
+from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 
 PROVIDER_ID = "gemini"
 SIGNATURE_BLOCK = "gemini_thought_signature"

@@ -16,10 +16,9 @@ from desktop_copilot.core.providers.prompt_tools import (
     PromptToolParser,
     format_tool_call,
     format_tool_results,
-    stable_call_id,
-    tool_result_of,
     tools_system_prompt,
 )
+from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 

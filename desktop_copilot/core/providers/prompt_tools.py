@@ -5,7 +5,6 @@ Provider-agnostic: the caller hands in text deltas and block indices."""
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import re
@@ -14,8 +13,8 @@ from typing import Any
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.models import ToolCallBlock
-from desktop_copilot.core.providers.anthropic_wire import EMPTY_TOOL_RESULT, UNFINISHED_TOOL_RESULT
 from desktop_copilot.core.providers.base import ToolSpec
+from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
@@ -39,21 +38,6 @@ def tools_system_prompt(tools: Iterable[ToolSpec]) -> str:
         schema = json.dumps(tool.input_schema, ensure_ascii=False, sort_keys=True)
         lines.append(f"- {tool.name}: {tool.description.strip()}\n  parameters: {schema}")
     return "\n".join(lines)
-
-
-def stable_call_id(position: int, name: str, arguments: dict[str, Any], salt: str = "") -> str:
-    """A call id for wires that give none: "call_" + 24 hex digits hashed from the call's position in the
-    reply, its name and arguments (and `salt`, e.g. the reply's timestamp, so equal calls in different
-    replies differ). The same bytes replayed give the same ids."""
-    key = json.dumps([salt, position, name, arguments], sort_keys=True, ensure_ascii=False, default=str)
-    return "call_" + hashlib.sha256(key.encode()).hexdigest()[:24]
-
-
-def tool_result_of(call: ToolCallBlock) -> tuple[str, bool]:
-    """(text, is_error) sent back for `call`; a call that never finished gets an error result."""
-    if call.result is not None and call.status.finished:
-        return call.result or EMPTY_TOOL_RESULT, call.is_error
-    return call.result or UNFINISHED_TOOL_RESULT, True
 
 
 def format_tool_call(name: str, arguments: dict[str, Any]) -> str:

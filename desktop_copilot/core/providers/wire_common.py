@@ -1,0 +1,44 @@
+"""What every wire adapter shares: the text sent back for a tool call, ids for calls a wire sends without
+one, a call's JSON arguments, and reading fields of SDK objects and plain dicts alike."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from desktop_copilot.core.models import ToolCallBlock
+
+UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrupted or stopped)."
+EMPTY_TOOL_RESULT = "(the tool returned no output)"
+
+
+def tool_result_of(call: ToolCallBlock) -> tuple[str, bool]:
+    """(text, is_error) sent back for `call`; a call that never finished gets an error result."""
+    if call.result is not None and call.status.finished:
+        return call.result or EMPTY_TOOL_RESULT, call.is_error
+    return call.result or UNFINISHED_TOOL_RESULT, True
+
+
+def stable_call_id(position: int, name: str, arguments: dict[str, Any], salt: str = "") -> str:
+    """A call id for wires that give none: "call_" + 24 hex digits hashed from the call's position in the
+    reply, its name and arguments (and `salt`, e.g. the reply's id or timestamp, so equal calls in different
+    replies differ). The same bytes replayed give the same ids."""
+    key = json.dumps([salt, position, name, arguments], sort_keys=True, ensure_ascii=False, default=str)
+    return "call_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """The JSON object in `text`, or `{}` when it is blank, not JSON or not an object."""
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def field_of(obj: Any, name: str, default: Any = None) -> Any:
+    """`obj[name]` of a dict, `obj.name` of an SDK object."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
