@@ -12,13 +12,15 @@ from typing import TextIO
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
-from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.models import Conversation, Message, ToolCallStatus
 from desktop_copilot.core.providers.catalog import PROVIDERS, UnknownProviderError, provider_spec
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_PROVIDER = 3
 EXIT_STOPPED = 4
+MCP_START_TIMEOUT = 30.0
+"""Seconds `ask` waits for configured MCP servers to start before the first request (a slow one is left out)."""
 
 _OUTCOME_EXIT = {
     "completed": EXIT_OK,
@@ -49,6 +51,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-save", action="store_true", help="do not store this conversation")
     parser.add_argument("--json", action="store_true", help="print one unified event per line as JSON")
     parser.add_argument("--show-thinking", action="store_true", help="print thinking to stderr")
+    parser.add_argument("-y", "--yes", action="store_true",
+                        help="run tools that change things without asking (otherwise: asked on a terminal, denied without one)")
     parser.set_defaults(run=run)
 
 
@@ -122,6 +126,8 @@ class TerminalPrinter:
                 self.err.write(text)
             case ev.ThinkingEnd() if self.show_thinking:
                 self.err.write("\n")
+            case ev.ToolStatus(status=ToolCallStatus.AWAITING_APPROVAL):
+                return
             case ev.ToolStatus(name=name, status=status, result=result, is_error=is_error):
                 line = f"[tool] {name}: {status.value}"
                 if result and is_error:
@@ -148,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace) -> int:
-    from desktop_copilot.core.bootstrap import open_store, build_runtime
+    from desktop_copilot.app.ask_approval import choose_approver
+    from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
     from desktop_copilot.core.chat import ChatSession
     from desktop_copilot.core.runtime import MissingKeyError
 
@@ -188,7 +195,10 @@ async def _ask(args: argparse.Namespace) -> int:
             if args.no_save:
                 store.close()
                 store = None
-        session = ChatSession(runtime, conversation, store)
+        session = ChatSession(runtime, conversation, store, approver=choose_approver(yes=args.yes))
+        start_mcp(runtime)
+        if runtime.mcp is not None:
+            await runtime.mcp.wait_ready(MCP_START_TIMEOUT)
         _clamp_output_limit(runtime, session.model_for(session.provider_id()), asked=args.max_tokens)
         printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=args.json, show_thinking=args.show_thinking)
         task = asyncio.create_task(session.send(" ".join(args.prompt), printer))
@@ -207,6 +217,7 @@ async def _ask(args: argparse.Namespace) -> int:
         return report_end(finished, session, sys.stderr)
     finally:
         await runtime.aclose()
+        runtime.stop_mcp()
         if store is not None:
             store.close()
 

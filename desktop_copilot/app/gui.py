@@ -17,7 +17,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_copilot import resources
-from desktop_copilot.core.bootstrap import build_runtime, open_store
+from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.logs import (
     configure_logging,
@@ -75,6 +75,18 @@ def _warm_provider_import(runtime: Runtime) -> None:
             log.debug("warming the %s import failed", module, exc_info=True)
 
     threading.Thread(target=run, name="warm-imports", daemon=True).start()
+
+
+def _start_mcp_servers(window: MainWindow, runtime: Runtime) -> None:
+    """Start the MCP servers of mcp.json on their own thread once the window is up; a problem goes to the banner."""
+    try:
+        start_mcp(runtime)
+    except Exception as exc:  # the window works without them
+        log.exception("the MCP servers could not be started")
+        window.banner.show_error(f"The MCP servers could not be started: {exc}")
+        return
+    if runtime.mcp_config is not None and runtime.mcp_config.problem:
+        window.banner.show_error(runtime.mcp_config.problem)
 
 
 async def _run_until_closed(window: MainWindow, closed: asyncio.Future) -> None:
@@ -163,11 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.show()
             start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
             QTimer.singleShot(WARM_IMPORT_DELAY_MS, lambda: _warm_provider_import(runtime))
+            QTimer.singleShot(0, lambda: _start_mcp_servers(window, runtime))
             if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
                 QTimer.singleShot(500, window.close)
             run_until_closed(window, loop)
             code = 0
         finally:
+            runtime.stop_mcp()
             undo_hooks()
             store.close()
             loop.close()

@@ -102,10 +102,17 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             for block in message.tool_calls:
                 if block.id == call_id:
                     block.status = status
+                    block.source = event.source or block.source
                     if status is ToolCallStatus.RUNNING:
                         block.started_at = now()
                     elif status.finished:
                         block.finish(status, result or "", is_error=is_error)
+                        block.result_parts = list(event.parts or [])
+                        block.model_result = event.model_result
+        case ev.ToolApprovalChanged(tool_call_id=call_id, approval=approval):
+            for block in message.tool_calls:
+                if block.id == call_id:
+                    block.approval = approval.model_copy()
     message.revision += 1
     return message
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.config import AppConfig, environment_overrides
 from desktop_copilot.core.keyring_store import KeyringKeys, standard_lookup
 from desktop_copilot.core.paths import AppPaths
@@ -27,11 +28,35 @@ def build_runtime(*, check_keyring: bool = True, **overrides: Any) -> Runtime:
     runtime = Runtime(paths, effective_config(settings, **overrides), standard_lookup(key_store))
     runtime.settings, runtime.settings_file, runtime.key_store = settings, settings_file, key_store
     runtime.switched_off_tools = set(settings.disabled_tools)
-    if settings_file.problem:
-        runtime.warnings.append(settings_file.problem)
+    runtime.grants = GrantStore(paths.config_dir / PERMISSIONS_FILE)
+    for problem in (settings_file.problem, runtime.grants.problem):
+        if problem:
+            runtime.warnings.append(problem)
     if check_keyring and (problem := keyring_warning(key_store)):
         runtime.warnings.append(problem)
     return runtime
+
+
+PERMISSIONS_FILE = "permissions.json"
+MCP_FILE = "mcp.json"
+
+
+def start_mcp(runtime: Runtime) -> None:
+    """Reads mcp.json and starts its servers on their own thread, returning at once; their tools join the
+    registry as each server becomes ready. Nothing starts (and the SDK is not imported) without servers."""
+    from desktop_copilot.core.mcp.config_file import McpConfigFile, keyring_secrets
+    from desktop_copilot.core.mcp.manager import McpManager
+
+    if runtime.mcp is not None:
+        return
+    config = McpConfigFile(runtime.paths.config_dir / MCP_FILE, keyring_secrets(runtime.key_store))
+    runtime.mcp_config = config
+    if config.problem:
+        runtime.warnings.append(config.problem)
+    runtime.mcp = McpManager(config.configs, config.resolve_secret)
+    runtime.registry.add_provider(runtime.mcp)
+    if any(not server.disabled for server in config.configs()):
+        runtime.mcp.start()
 
 
 def effective_config(settings: Settings, environ: dict[str, str] | None = None, **overrides: Any) -> AppConfig:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop_copilot.core import events as ev
+from desktop_copilot.core.approval.decisions import Approver
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.models import Conversation, Message, Role
 from desktop_copilot.core.runtime import RunResources, Runtime
@@ -36,6 +37,10 @@ class ChatSession:
     history_loaded: bool = True
     """False when `conversation.messages` holds only the latest stored messages (a long conversation
     opened lazily); the first operation that needs the rest loads it, keeping the objects held."""
+
+    approver: Approver | None = None
+    """Asks the user about tool calls with side effects (the window's cards, `ask`'s terminal prompt); None
+    denies them, saying there was no one to ask."""
 
     def ensure_history(self) -> None:
         if self.history_loaded:
@@ -157,7 +162,9 @@ class ChatSession:
 
         if first is not None:
             forward(first)
-        loop = AgentLoop(run.provider, run.tools, run.tool_context, self.options(run.provider_id), forward, confirm_loop)
+        run.tool_context.conversation_id = self.conversation.id
+        hooks = self.runtime.tool_hooks(self.approver, self.conversation.title)
+        loop = AgentLoop(run.provider, run.tools, run.tool_context, self.options(run.provider_id), forward, confirm_loop, hooks)
         try:
             return await loop.run(self.conversation.messages)
         finally:

@@ -14,6 +14,8 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "claude-sonnet-4-6"
 """Current and not deprecated (the SDK warns that claude-sonnet-4-5 reaches end-of-life on 2026-11-30)."""
 DEFAULT_MAX_TOOL_ROUNDS = 10
+DEFAULT_TOOL_RESULT_LIMIT = 100_000
+"""Characters of a tool result the model gets at most (about 100 KB); the card and the database keep the whole."""
 DEFAULT_THINKING_BUDGET = 4096
 DEFAULT_MAX_TOKENS = 32_000
 """The output limit (`max_tokens`) of a request: every Claude 4 model accepts at least this much, and a

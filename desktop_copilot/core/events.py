@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from desktop_copilot.core.models import Message, ToolCallStatus, Usage
+from desktop_copilot.core.models import Message, ToolApproval, ToolCallStatus, Usage
 
 ErrorReason = Literal["error", "interrupted", "aborted"]
 """`error`: the provider reported a failure; `interrupted`: the stream ended without its
@@ -175,6 +175,21 @@ class ToolStatus(Event):
     status: ToolCallStatus = ToolCallStatus.PENDING
     result: str | None = None
     is_error: bool = False
+    parts: list[dict[str, Any]] | None = None
+    """Images, resource links and structured content beside `result` (a finished call only)."""
+    model_result: str | None = None
+    """What the model gets instead of `result`, when a hook cut or changed it."""
+    source: str = ""
+    """The MCP server that offers the tool ("" for a built-in)."""
+
+
+@dataclass(slots=True)
+class ToolApprovalChanged(Event):
+    """A call's approval state: asked (decision ""), then decided; the card shows it, the store keeps it."""
+
+    kind: ClassVar[str] = "tool_approval"
+    tool_call_id: str = ""
+    approval: ToolApproval = field(default_factory=ToolApproval)
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ def now() -> float:
 
 class ToolCallStatus(StrEnum):
     PENDING = "pending"
+    AWAITING_APPROVAL = "awaiting_approval"
     RUNNING = "running"
     DONE = "done"
     ERROR = "error"
@@ -70,6 +71,23 @@ class RedactedThinkingBlock(_Block):
     data: str
 
 
+class ToolApproval(BaseModel):
+    """How a call was cleared to run, or why not: what the approval card shows and the history keeps."""
+
+    risk: str = ""
+    """The tool's Risk value (core.tools.base.Risk)."""
+    asked: bool = False
+    """True when the user was (or is being) asked."""
+    preview: str = ""
+    """What the user saw beside the arguments (a diff for a file edit)."""
+    arguments: dict[str, Any] | None = None
+    """The arguments that run, when a hook changed the model's."""
+    decision: str = ""
+    """"" while waiting; then one of core.approval.Decision's values."""
+    reason: str = ""
+    """The user's reason for a denial, or the hook's for a block."""
+
+
 class ToolCallBlock(_Block):
     type: Literal["tool_call"] = "tool_call"
     id: str
@@ -84,6 +102,13 @@ class ToolCallBlock(_Block):
     provider_fields: dict[str, Any] = Field(default_factory=dict)
     """Fields of the call the provider sent that this app does not model (Anthropic's `caller`),
     sent back verbatim to that provider."""
+    source: str = ""
+    """The MCP server that offers the tool ("" for a built-in)."""
+    approval: ToolApproval | None = None
+    result_parts: list[dict[str, Any]] = Field(default_factory=list)
+    """Images, resource links and structured content beside the text result (core.tools.base.ToolResult.parts)."""
+    model_result: str | None = None
+    """The result as sent to the model when it differs from `result` (cut to the size cap); `result` keeps the whole."""
 
     def finish(self, status: ToolCallStatus, result: str, *, is_error: bool) -> None:
         self.status = status

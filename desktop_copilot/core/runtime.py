@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -13,13 +14,20 @@ from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.providers.catalog import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider
 from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
+from desktop_copilot.core.approval.decisions import Approver, deny_without_terminal
+from desktop_copilot.core.approval.grants import GrantStore
+from desktop_copilot.core.approval.hook import ApprovalHook
+from desktop_copilot.core.config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
 from desktop_copilot.core.tools.builtin import builtin_registry
+from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
 
 if TYPE_CHECKING:
     import httpx
 
     from desktop_copilot.core.keyring_store import KeyringKeys
+    from desktop_copilot.core.mcp.config_file import McpConfigFile
+    from desktop_copilot.core.mcp.manager import McpManager
     from desktop_copilot.core.settings import Settings, SettingsFile
 
 
@@ -71,6 +79,12 @@ class Runtime:
         self.settings_file: SettingsFile | None = None
         self.key_store: KeyringKeys | None = None
         """Set by bootstrap.build_runtime: what the settings dialog edits and where keys are stored."""
+        self.grants = GrantStore(None)
+        """Standing tool permissions; bootstrap points it at permissions.json."""
+        self.mcp_config: McpConfigFile | None = None
+        self.mcp: McpManager | None = None
+        """The MCP servers (set by bootstrap.start_mcp; their tools join the registry while they are ready)."""
+        self._plugin_hooks: list[ToolHook] | None = None
         self._http: httpx.AsyncClient | None = None
         self._providers: dict[str, tuple[tuple, Provider]] = {}
         """Provider id -> (what it was built for: key and URL, the provider), rebuilt when either changes."""
@@ -119,7 +133,7 @@ class Runtime:
         key = found.get(spec.key_name) if spec.key_name else None
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))
-        tools = self.registry.enabled_for(KeyLookup([found]), self.switched_off_tools)  # a dict is a KeySource
+        tools = self.registry.enabled_for(KeyLookup([found]), self.switched_off_tools, workspace=self.workspace())  # a dict is a KeySource
         provider = self._provider_with(spec, key.secret if key else None)
         return RunResources(provider, tools, self._tool_context(tools, found), spec.id)
 
@@ -146,7 +160,28 @@ class Runtime:
         needed = {name for tool in tools for name in tool.required_keys}
         keys = {name: found[name].secret for name in needed if name in found}
         endpoints = {"tavily": self.config.tavily_base_url} if self.config.tavily_base_url else {}
-        return ToolContext(keys=keys, http=self._http, endpoints=endpoints)
+        return ToolContext(keys=keys, http=self._http, endpoints=endpoints, workspace=self.workspace())
+
+    def workspace(self) -> Path | None:
+        """The folder the workspace file tools may reach, when one is chosen in Settings and still exists."""
+        folder = self.settings.workspace_folder if self.settings is not None else None
+        if not folder:
+            return None
+        path = Path(folder).expanduser()
+        return path if path.is_dir() else None
+
+    def tool_hooks(self, approver: Approver | None, conversation_title: str = "") -> list[ToolHook]:
+        """The hooks around every tool call, in order: plugins' (they may change arguments or block), the
+        user's approval (last before running, so the user approves what runs), the size cap, the log line."""
+        if self._plugin_hooks is None:
+            self._plugin_hooks = plugin_hooks()
+        limit = self.settings.tool_result_limit if self.settings is not None else DEFAULT_TOOL_RESULT_LIMIT
+        return [
+            *self._plugin_hooks,
+            ApprovalHook(approver or deny_without_terminal(), self.grants, conversation_title),
+            ResultCapHook(limit),
+            LoggingHook(),
+        ]
 
     async def aclose(self) -> None:
         for provider in [*self._retired_providers, *(held[1] for held in self._providers.values())]:
@@ -155,3 +190,8 @@ class Runtime:
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+
+    def stop_mcp(self) -> None:
+        """Stops every MCP server (blocking, a few seconds at most); at exit."""
+        if self.mcp is not None:
+            self.mcp.stop()

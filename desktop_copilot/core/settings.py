@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
-from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
+from desktop_copilot.core.atomic_file import write_atomically
+from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,12 @@ class Settings(BaseModel):
     custom_providers: list[CustomProvider] = Field(default_factory=list)
     provider_models: dict[str, ModelsCache] = Field(default_factory=dict)
     """Provider id -> the model ids it listed, and when (Anthropic's stay in `models_cache`)."""
+    workspace_folder: str | None = None
+    """The folder the workspace file tools may reach; None leaves them off."""
+    tool_result_limit: int = Field(default=DEFAULT_TOOL_RESULT_LIMIT, ge=1000)
+    """At most this many characters of a tool result go to the model (the card and the database keep the whole)."""
 
-    @field_validator("anthropic_base_url", "default_model", "window_geometry", mode="before")
+    @field_validator("anthropic_base_url", "default_model", "window_geometry", "workspace_folder", mode="before")
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -146,23 +150,7 @@ class SettingsFile:
         """Writes a temporary file next to settings.json, syncs it and renames it over the old one."""
         if self._unsafe_to_overwrite:
             raise SettingsError(f"{self.path} could not be read or moved aside, so it is not overwritten. {self.problem}")
-        text = settings.model_dump_json(indent=2) + "\n"
-        folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
-        _fsync_dir(folder)
+        write_atomically(self.path, settings.model_dump_json(indent=2) + "\n")
 
     def _unusable(self, reason: str) -> Settings:
         aside = self._aside_path()
@@ -204,18 +192,3 @@ def _describe(error: ValidationError) -> str:
         where = ".".join(str(p) for p in item["loc"]) or "(file)"
         parts.append(f"{where}: {item['msg']}")
     return "; ".join(parts)
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -22,7 +22,7 @@ from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.chat_completions_provider import ChatCompletionsProvider
 from desktop_copilot.core.providers.chat_completions_wire import FINISH_REASONS
 from desktop_copilot.core.secrets import Secret
-from desktop_copilot.core.tools.base import Tool, ToolContext
+from desktop_copilot.core.tools.base import PydanticTool, ToolContext
 from tests.support.chat_completions_support import (
     CHAT,
     MODELS,
@@ -321,7 +321,7 @@ class PairArgs(BaseModel):
     b: int
 
 
-class AddTool(Tool):
+class AddTool(PydanticTool):
     name: ClassVar[str] = "add"
     description: ClassVar[str] = "Add two numbers."
     arguments: ClassVar[type[BaseModel]] = PairArgs

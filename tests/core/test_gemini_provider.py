@@ -23,7 +23,7 @@ from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.gemini_provider import GeminiAPIError, GeminiProvider
 from desktop_copilot.core.providers.gemini_wire import build_body
 from desktop_copilot.core.secrets import Secret
-from desktop_copilot.core.tools.base import Tool, ToolContext
+from desktop_copilot.core.tools.base import PydanticTool, ToolContext
 from tests.support.gemini_support import (
     MODEL,
     MODELS,
@@ -381,7 +381,7 @@ class PairArgs(BaseModel):
     b: int
 
 
-class AddTool(Tool):
+class AddTool(PydanticTool):
     name: ClassVar[str] = "add"
     description: ClassVar[str] = "Add two integers."
     arguments: ClassVar[type[BaseModel]] = PairArgs
@@ -391,7 +391,7 @@ class AddTool(Tool):
         return str(args.a + args.b)
 
 
-class MultiplyTool(Tool):
+class MultiplyTool(PydanticTool):
     name: ClassVar[str] = "multiply"
     description: ClassVar[str] = "Multiply two integers."
     arguments: ClassVar[type[BaseModel]] = PairArgs

@@ -189,7 +189,7 @@ def test_schema_cleaning_of_pydantic_output():
 
 
 def test_builtin_tool_declaration_and_tools_without_arguments():
-    assert function_declaration(TavilySearch.spec()) == {
+    assert function_declaration(TavilySearch().spec()) == {
         "name": "tavily_search", "description": TavilySearch.description,
         "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "What to search the web for.",
                                                                   "minLength": 1}}, "required": ["query"]},

@@ -19,7 +19,7 @@ from desktop_copilot.core.models import Message, MessageStatus, TextBlock, ToolC
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.ollama_provider import OllamaProvider
 from desktop_copilot.core.secrets import Secret
-from desktop_copilot.core.tools.base import Tool, ToolContext
+from desktop_copilot.core.tools.base import PydanticTool, ToolContext
 from tests.support.loopback import LoopbackServer, ScriptedResponse, corpus_chunks, json_response
 from tests.support.ollama_support import (
     CHAT,
@@ -298,7 +298,7 @@ class WeatherArgs(BaseModel):
     location: str
 
 
-class Weather(Tool):
+class Weather(PydanticTool):
     name: ClassVar[str] = "MyPlugin_GetCurrentWeather"
     description: ClassVar[str] = "Current weather for a place."
     arguments: ClassVar[type[BaseModel]] = WeatherArgs
@@ -311,7 +311,7 @@ class SearchArgs(BaseModel):
     query: str
 
 
-class Search(Tool):
+class Search(PydanticTool):
     name: ClassVar[str] = "web_search"
     description: ClassVar[str] = "Search the web."
     arguments: ClassVar[type[BaseModel]] = SearchArgs

@@ -20,6 +20,7 @@ from desktop_copilot.core.history import is_refused, sendable_history
 from desktop_copilot.core.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
 from desktop_copilot.core.tools.base import Tool, ToolContext
+from desktop_copilot.core.tools.hooks import ToolHook
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +52,14 @@ class AgentLoop:
         options: RunOptions,
         emit: Emit,
         confirm_loop: ConfirmLoop | None = None,
+        hooks: list[ToolHook] | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
         self.options = options
         self.emit = emit
         self.confirm_loop = confirm_loop
-        self.executor = ToolExecutor(tools, tool_context, self._apply)
+        self.executor = ToolExecutor(tools, tool_context, self._apply, hooks)
         self._recent_calls: list[str] = []
 
     def _apply(self, message: Message, event: ev.Event) -> None:

@@ -17,7 +17,7 @@ from desktop_copilot.core.models import (
 )
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
-from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, tool_result_of
+from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, result_images, tool_result_of
 
 
 
@@ -49,7 +49,12 @@ def tool_results(message: Message) -> list[dict[str, Any]]:
     """One `tool_result` per call of `message`; a call that never finished gets an error result."""
     results = []
     for call in message.tool_calls:
-        content, is_error = tool_result_of(call)
+        text, is_error = tool_result_of(call)
+        images = result_images(call)
+        content: str | list[dict[str, Any]] = text
+        if images:  # a tool_result takes image blocks beside the text
+            content = [{"type": "text", "text": text},
+                       *({"type": "image", "source": {"type": "base64", **image}} for image in images)]
         results.append({"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error})
     return results
 

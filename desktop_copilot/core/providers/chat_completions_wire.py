@@ -11,8 +11,7 @@ from typing import Any
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.models import Message, Role, TextBlock, ThinkingBlock, Usage
-from desktop_copilot.core.providers.anthropic_wire import tool_results
-from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id
+from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id, tool_result_of
 from desktop_copilot.core.providers.base import ProviderRequest
 
 REASONING_ECHO_VENDORS = frozenset({"deepseek", "moonshot"})
@@ -98,8 +97,9 @@ def build_messages(history: list[Message], *, vendor: str) -> list[dict[str, Any
         if turn is None:
             continue
         _add(turns, turn)
-        for result in tool_results(message):
-            turns.append({"role": "tool", "tool_call_id": result["tool_use_id"], "content": result["content"]})
+        for call in message.tool_calls:  # text only: not every model behind this wire takes images
+            text, _is_error = tool_result_of(call)
+            turns.append({"role": "tool", "tool_call_id": call.id, "content": text})
     return turns
 
 

@@ -13,11 +13,30 @@ UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrup
 EMPTY_TOOL_RESULT = "(the tool returned no output)"
 
 
+MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+MODEL_IMAGE_BYTES = 3_750_000
+"""Base64 characters of one image sent back with a tool result at most (Anthropic's limit is 5 MB decoded)."""
+
+
 def tool_result_of(call: ToolCallBlock) -> tuple[str, bool]:
-    """(text, is_error) sent back for `call`; a call that never finished gets an error result."""
+    """(text, is_error) sent back for `call`: what the model may see (`model_result`, cut to the size cap)
+    else the whole result; a call that never finished gets an error result."""
+    text = call.model_result if call.model_result is not None else call.result
     if call.result is not None and call.status.finished:
-        return call.result or EMPTY_TOOL_RESULT, call.is_error
-    return call.result or UNFINISHED_TOOL_RESULT, True
+        return text or EMPTY_TOOL_RESULT, call.is_error
+    return text or UNFINISHED_TOOL_RESULT, True
+
+
+def result_images(call: ToolCallBlock) -> list[dict[str, str]]:
+    """The images a finished call returned that a model can take ({"media_type", "data"}, base64)."""
+    if not call.status.finished or call.is_error:
+        return []
+    return [
+        {"media_type": part["media_type"], "data": part["data"]}
+        for part in call.result_parts
+        if part.get("type") == "image" and part.get("media_type") in MODEL_IMAGE_TYPES
+        and isinstance(part.get("data"), str) and len(part["data"]) <= MODEL_IMAGE_BYTES
+    ]
 
 
 def stable_call_id(position: int, name: str, arguments: dict[str, Any], salt: str = "") -> str:

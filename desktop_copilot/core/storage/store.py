@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from pydantic import TypeAdapter
 
-from desktop_copilot.core.models import Block, Conversation, Message, MessageStatus, Usage, now
+from desktop_copilot.core.models import Block, Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
 from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
 from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
@@ -18,6 +18,8 @@ from desktop_copilot.core.storage.search import searchable_text
 from desktop_copilot.core.storage.search_index import SearchHit, SearchIndex
 
 _BLOCKS = TypeAdapter(list[Block])
+CLOSED_WAITING = "Not run: the app closed while this call waited for approval."
+CLOSED_RUNNING = "The app closed before this tool call finished; its result is unknown."
 
 
 class MessageSummary(NamedTuple):
@@ -192,7 +194,23 @@ class Store:
             )
             for row in rows:  # the status change does not touch the searchable text: index what was read
                 self.search_index.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+            self._close_unfinished_tool_calls()
         return len(rows)
+
+    def _close_unfinished_tool_calls(self) -> None:
+        """After a crash: tool calls left waiting for approval or running end cancelled, saying why (their cards
+        stop offering buttons, and the history sends each an error result)."""
+        unfinished = [f'%"status":"{status.value}"%' for status in ToolCallStatus if not status.finished]
+        where = " OR ".join("blocks LIKE ?" for _ in unfinished)
+        for row in self._db.execute(f"SELECT * FROM messages WHERE {where}", unfinished).fetchall():
+            message = self._message(row)
+            for call in message.tool_calls:
+                if not call.status.finished:
+                    waiting = call.status is ToolCallStatus.AWAITING_APPROVAL
+                    call.finish(ToolCallStatus.CANCELLED, CLOSED_WAITING if waiting else CLOSED_RUNNING, is_error=True)
+                    if waiting and call.approval is not None:
+                        call.approval.decision, call.approval.reason = "deny", "the app closed before a decision"
+            self._db.execute("UPDATE messages SET blocks=? WHERE id=?", (_BLOCKS.dump_json(message.blocks).decode(), row["id"]))
 
     # --- search ------------------------------------------------------------------------
 

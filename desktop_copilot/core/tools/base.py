@@ -1,10 +1,12 @@
-"""Tool contract and registry: tools declare the keys they need and are offered only when those exist."""
+"""Tool contract: a tool is a registry entry (name, description, JSON Schema, risk, source) that validates and runs."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -15,36 +17,142 @@ if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up
     import httpx
 
 
+class Risk(StrEnum):
+    """What running a tool may do. Only READ_ONLY runs without asking; the others ask unless a grant covers them."""
+
+    READ_ONLY = "read_only"
+    OPEN_WORLD = "open_world"
+    """Reaches outside the machine (fetches a web page, calls a remote service)."""
+    WRITES = "writes"
+    """Changes something the user owns, in a way that can be seen and undone (writes a workspace file)."""
+    DESTRUCTIVE = "destructive"
+    UNKNOWN = "unknown"
+    """Declared nothing (an MCP tool without annotations): treated as side-effecting."""
+
+    @property
+    def needs_approval(self) -> bool:
+        return self is not Risk.READ_ONLY
+
+    @property
+    def label(self) -> str:
+        return {
+            Risk.READ_ONLY: "Read-only",
+            Risk.OPEN_WORLD: "Reaches the internet",
+            Risk.WRITES: "Changes files",
+            Risk.DESTRUCTIVE: "Destructive",
+            Risk.UNKNOWN: "Undeclared effects",
+        }[self]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSource:
+    """Where a tool comes from. Grants are bound to `identity`: a changed MCP server (command, args or URL) asks again."""
+
+    kind: str = "builtin"
+    """"builtin", "mcp" or "plugin"."""
+    name: str = ""
+    """The MCP server's name as configured ("" for built-ins)."""
+    identity: str = "builtin"
+    """A fingerprint of what runs the tool: "builtin", or a hash of an MCP server's command and args / URL."""
+
+    @property
+    def label(self) -> str:
+        return self.name if self.kind == "mcp" else ("Built-in" if self.kind == "builtin" else self.name or self.kind)
+
+
+BUILTIN = ToolSource()
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool returned: the whole text (kept on the card and in the database), and parts beside it.
+
+    `parts` are JSON-ready dicts: {"type": "image", "media_type": "image/png", "data": <base64>},
+    {"type": "resource_link", "uri": ..., "name": ..., "mime_type": ...}, {"type": "structured", "data": {...}}.
+    """
+
+    text: str
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    is_error: bool = False
+    model_text: str | None = None
+    """What the model gets instead of `text` (set by a hook that cuts or rewrites it); None sends `text`."""
+
+
 @dataclass(slots=True)
 class ToolContext:
-    """What a running tool may use: its keys, a shared HTTP client and endpoint overrides."""
+    """What a running tool may use: its keys, a shared HTTP client, endpoint overrides, the workspace folder."""
 
     keys: dict[str, Secret]
     http: httpx.AsyncClient
     endpoints: dict[str, str]
+    workspace: Path | None = None
+    """The folder the workspace tools may reach (None: not chosen in Settings, so they are not offered)."""
+    conversation_id: str = ""
 
 
 class ToolError(Exception):
     """A failure the tool explains in words; the message goes back to the model as an error result."""
 
 
-class Tool(ABC):
-    name: ClassVar[str]
-    description: ClassVar[str]
-    arguments: ClassVar[type[BaseModel]]
-    required_keys: ClassVar[tuple[str, ...]] = ()
-    timeout: ClassVar[float] = 30.0
-    has_side_effects: ClassVar[bool] = False
+class ToolArgumentsError(ToolError):
+    """The arguments do not fit the tool's schema; the message says which and how, so the model can retry."""
 
-    @classmethod
-    def spec(cls) -> ToolSpec:
-        schema = cls.arguments.model_json_schema()
-        schema.pop("title", None)
-        return ToolSpec(cls.name, cls.description, schema)
+
+class Tool(ABC):
+    """A registry entry. Built-ins subclass PydanticTool; MCP tools arrive at run time with a JSON Schema."""
+
+    name: str
+    """The name the model calls (provider-safe: [A-Za-z0-9_-], at most 64 characters)."""
+    title: str = ""
+    """The name shown to the user ("" shows `name`): an MCP tool's own name without the `mcp__server__` prefix."""
+    description: str = ""
+    risk: Risk = Risk.UNKNOWN
+    source: ToolSource = BUILTIN
+    required_keys: tuple[str, ...] = ()
+    timeout: float = 30.0
+    needs_workspace: bool = False
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {}}
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.input_schema)
+
+    @property
+    def shown_name(self) -> str:
+        return self.title or self.name
 
     @abstractmethod
-    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
-        """Run with validated arguments and return the text result (raise ToolError on failure)."""
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        """The arguments checked against the schema (raise ToolArgumentsError saying what to fix)."""
+
+    @abstractmethod
+    async def run(self, args: Any, ctx: ToolContext) -> str | ToolResult:
+        """Run with validated arguments (raise ToolError on a failure the model should read)."""
+
+    async def preview(self, args: Any, ctx: ToolContext) -> str:
+        """What the user should see before approving, beside the arguments (a diff for a file edit); "" for none."""
+        return ""
+
+
+class PydanticTool(Tool):
+    """A built-in tool whose arguments are a pydantic model."""
+
+    arguments: ClassVar[type[BaseModel]]
+    risk: Risk = Risk.READ_ONLY
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def validate(self, arguments: dict[str, Any]) -> BaseModel:
+        try:
+            return self.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            raise ToolArgumentsError(describe_validation_error(self.name, exc)) from None
 
 
 def describe_validation_error(tool: str, error: ValidationError) -> str:
@@ -57,25 +165,45 @@ def describe_validation_error(tool: str, error: ValidationError) -> str:
 
 
 class ToolRegistry:
-    """All known tools by name; `enabled_for` picks those whose keys are configured."""
+    """All known tools by name, built-in and arriving at run time (MCP); `enabled_for` picks the offered ones."""
 
     def __init__(self, tools: list[Tool] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._sources: list[ToolProvider] = []
         for tool in tools or []:
             self.register(tool)
 
     def register(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
 
-    def all(self) -> list[Tool]:
-        return list(self._tools.values())
+    def add_provider(self, provider: ToolProvider) -> None:
+        """A source whose tools change at run time (the MCP servers); asked afresh at every run."""
+        self._sources.append(provider)
 
-    def enabled_for(self, keys: KeyLookup, switched_off: set[str] | frozenset[str] = frozenset()) -> list[Tool]:
+    def all(self) -> list[Tool]:
+        tools = dict(self._tools)
+        for source in self._sources:
+            for tool in source.tools():
+                tools.setdefault(tool.name, tool)
+        return list(tools.values())
+
+    def enabled_for(self, keys: KeyLookup, switched_off: set[str] | frozenset[str] = frozenset(),
+                    *, workspace: Path | None = None) -> list[Tool]:
         return [
             tool
-            for tool in self._tools.values()
-            if tool.name not in switched_off and all(keys.has(k) for k in tool.required_keys)
+            for tool in self.all()
+            if tool.name not in switched_off
+            and all(keys.has(k) for k in tool.required_keys)
+            and (workspace is not None or not tool.needs_workspace)
         ]
+
+
+class ToolProvider(ABC):
+    """Something that offers tools that come and go (an MCP server manager)."""
+
+    @abstractmethod
+    def tools(self) -> list[Tool]:
+        """The tools offered right now."""
 
 
 def find_tool(tools: list[Tool], name: str) -> Tool | None:

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from desktop_copilot.core.tools.base import Tool, ToolContext, ToolError
+from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext, ToolError
 
 DEFAULT_TAVILY_BASE_URL = "https://api.tavily.com"
 MAX_RESULTS = 5
@@ -30,7 +30,7 @@ def format_results(query: str, results: list[dict]) -> str:
     return "\n".join(lines).rstrip()
 
 
-class TavilySearch(Tool):
+class TavilySearch(PydanticTool):
     name: ClassVar[str] = "tavily_search"
     description: ClassVar[str] = (
         "Search the web for current information. Returns up to 5 results with title, URL and a snippet."
@@ -38,6 +38,8 @@ class TavilySearch(Tool):
     arguments: ClassVar[type[BaseModel]] = TavilySearchArgs
     required_keys: ClassVar[tuple[str, ...]] = ("tavily",)
     timeout: ClassVar[float] = 30.0
+    risk: ClassVar[Risk] = Risk.READ_ONLY
+    """Sends only the query to Tavily and changes nothing: runs without asking, as before."""
 
     async def run(self, args: TavilySearchArgs, ctx: ToolContext) -> str:
         import httpx

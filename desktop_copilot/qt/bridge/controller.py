@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
+from desktop_copilot.core.approval.decisions import USER_CHOICES, ApprovalAnswer, ApprovalRequest, Decision
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.models import Conversation, Role, Usage
 from desktop_copilot.core.providers.catalog import UnknownProviderError
@@ -49,6 +50,8 @@ class ChatController(QObject):
     """The user's message is in the conversation (the send was accepted): its text."""
     sig_model_changed = Signal()
     """The conversation talks to another provider or model from its next message on (choose_model)."""
+    sig_approval_needed = Signal(int)
+    """Tool calls wait for the user's decision on their cards: how many (0: none waits any more)."""
 
     def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -61,6 +64,8 @@ class ChatController(QObject):
         self._user_message_sent = False
         self._frame = QTimer(self, singleShot=True, interval=FRAME_MS)
         self._frame.timeout.connect(self.flush)
+        self._approvals: dict[str, asyncio.Future[ApprovalAnswer]] = {}
+        session.approver = self._approve
         model.provider_label = self.provider_label
         model.set_messages(session.conversation.messages)
 
@@ -130,6 +135,7 @@ class ChatController(QObject):
         return True
 
     def _replace_session(self, session: ChatSession, usage: Usage) -> None:
+        session.approver = self._approve
         self.session = session
         self.sig_usage_changed.emit(usage)
 
@@ -228,6 +234,41 @@ class ChatController(QObject):
         if self._usage_dirty:
             self._usage_dirty = False
             self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+
+    # --- approval of tool calls ----------------------------------------------------------
+
+    @property
+    def waiting_calls(self) -> list[str]:
+        """Ids of the tool calls whose cards wait for a decision."""
+        return [call_id for call_id, answer in self._approvals.items() if not answer.done()]
+
+    async def _approve(self, requests: list[ApprovalRequest]) -> list[ApprovalAnswer]:
+        """The session's approver: each request waits for a click on its card (decide); Stop denies them all."""
+        self.flush()  # the cards show "needs approval" before anything waits
+        loop = asyncio.get_running_loop()
+        futures = [self._approvals.setdefault(request.tool_call_id, loop.create_future()) for request in requests]
+        self.sig_approval_needed.emit(len(self.waiting_calls))
+        try:
+            return list(await asyncio.gather(*futures))
+        finally:
+            for request in requests:
+                self._approvals.pop(request.tool_call_id, None)
+            self.sig_approval_needed.emit(len(self.waiting_calls))
+
+    def decide(self, tool_call_id: str, decision: str, reason: str = "") -> bool:
+        """The user's answer for a waiting call (from its card); False when nothing waits for it."""
+        answer = self._approvals.get(tool_call_id)
+        if answer is None or answer.done():
+            return False
+        try:
+            choice = Decision(decision)
+        except ValueError:
+            log.warning("unknown approval decision %r ignored", decision)
+            return False
+        if choice not in USER_CHOICES:
+            return False
+        answer.set_result(ApprovalAnswer(choice, reason.strip()))
+        return True
 
     # --- doom-loop confirmation ------------------------------------------------------
 

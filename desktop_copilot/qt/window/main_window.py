@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_copilot.core.models import Usage
 from desktop_copilot.qt.window.composer import Composer
@@ -143,6 +143,16 @@ class MainWindow(QMainWindow):
         controller.sig_model_changed.connect(self.refresh_header)
         controller.sig_model_changed.connect(self.composer.focus)  # chosen: type the next message
         self.model_picker.sig_add_key_requested.connect(self.open_key_settings)
+        self.view.sig_tool_decision.connect(controller.decide)
+        controller.sig_approval_needed.connect(self._on_approval_needed)
+
+    def _on_approval_needed(self, waiting: int) -> None:
+        """Tool calls wait on their cards: say so in the status bar and ask the desktop for attention."""
+        if waiting:
+            self.statusBar().showMessage(f"{waiting} tool call{'s' if waiting > 1 else ''} waiting for your approval in the conversation")
+            QApplication.alert(self)
+        else:
+            self.statusBar().clearMessage()
 
     def _build_help_menu(self) -> QAction:
         menu = self.menuBar().addMenu("&Help")

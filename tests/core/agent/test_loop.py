@@ -16,7 +16,7 @@ from desktop_copilot.core.models import Message, MessageStatus, ToolCallStatus
 from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
 from desktop_copilot.core.providers.anthropic_wire import build_messages
 from desktop_copilot.core.secrets import Secret
-from desktop_copilot.core.tools.base import Tool, ToolContext
+from desktop_copilot.core.tools.base import PydanticTool, ToolContext
 from desktop_copilot.core.tools.tavily import TavilySearch
 from tests.support.loopback import (
     anthropic_error,
@@ -35,7 +35,7 @@ class SleepArgs(BaseModel):
     seconds: float
 
 
-class SleepTool(Tool):
+class SleepTool(PydanticTool):
     name: ClassVar[str] = "sleep"
     description: ClassVar[str] = "Sleep for a while."
     arguments: ClassVar[type[BaseModel]] = SleepArgs

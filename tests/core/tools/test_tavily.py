@@ -40,7 +40,7 @@ def test_no_results_says_so():
 
 
 def test_schema_is_what_the_model_sees():
-    spec = TavilySearch.spec()
+    spec = TavilySearch().spec()
     assert spec.name == "tavily_search"
     assert spec.input_schema["required"] == ["query"]
     assert "title" not in spec.input_schema

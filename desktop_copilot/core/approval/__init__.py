@@ -1,0 +1,1 @@
+"""Who lets a tool call run: the user's decisions, the grants they keep, and the hook that asks."""
