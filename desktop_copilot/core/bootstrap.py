@@ -38,18 +38,17 @@ def build_runtime(*, check_keyring: bool = True, **overrides: Any) -> Runtime:
 
 
 PERMISSIONS_FILE = "permissions.json"
-MCP_FILE = "mcp.json"
 
 
 def start_mcp(runtime: Runtime) -> None:
     """Reads mcp.json and starts its servers on their own thread, returning at once; their tools join the
     registry as each server becomes ready. Nothing starts (and the SDK is not imported) without servers."""
-    from desktop_copilot.core.mcp.config_file import McpConfigFile, keyring_secrets
+    from desktop_copilot.core.mcp.config_file import McpConfigFile, mcp_json_path
     from desktop_copilot.core.mcp.manager import McpManager
 
     if runtime.mcp is not None:
         return
-    config = McpConfigFile(runtime.paths.config_dir / MCP_FILE, keyring_secrets(runtime.key_store))
+    config = McpConfigFile(mcp_json_path(runtime.paths))
     runtime.mcp_config = config
     if config.problem:
         runtime.warnings.append(config.problem)

@@ -1,0 +1,528 @@
+"""mcp.json in the config folder ({"mcpServers": {NAME: {...}}}, Claude Desktop's shape): loading that never fails,
+atomic saving, adding, removing and importing servers, with every `env` and `headers` value kept in the keyring."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from pydantic import ValidationError
+
+from desktop_copilot.core.atomic_file import write_atomically
+from desktop_copilot.core.mcp.server_config import SECRET_REF, SERVER_NAME, McpServerConfig, secret_entry, secret_ref
+from desktop_copilot.core.secrets import Secret
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+    from desktop_copilot.core.keyring_backends import KeyringStatus
+    from desktop_copilot.core.paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "mcp.json"
+SERVERS_KEYS = ("mcpServers", "servers")
+"""Claude Desktop, Cursor, Windsurf and this app write "mcpServers"; VS Code writes "servers"."""
+SECRET_PLACES: tuple[Literal["env", "headers"], ...] = ("env", "headers")
+NAME_RULE = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit (e.g. github or my-server.2)"
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+VARIABLE = re.compile(r"\$\{(?!keyring:)[^}]*\}")
+"""A variable other apps expand (VS Code's ${input:…}, ${env:…}); this app does not."""
+TRANSPORT_SPELLINGS = {"streamable-http": "http", "streamableHttp": "http", "streamable_http": "http", "streamable": "http"}
+MAX_SECRET_BYTES = 2560
+"""Windows Credential Manager holds at most 2,560 bytes per entry (UTF-16 there); no secret may be longer anywhere."""
+
+
+class McpConfigError(Exception):
+    """mcp.json or a server in it cannot be used or changed; the message says what to do and never holds a secret."""
+
+
+class McpNameError(McpConfigError):
+    """A server name that is not allowed, not there, or taken (on the command line: a usage error)."""
+
+
+class SecretStoreError(McpConfigError):
+    """The keyring cannot keep, give or delete a server's secret."""
+
+
+def mcp_json_path(paths: AppPaths) -> Path:
+    return paths.config_dir / FILE_NAME
+
+
+def check_server_name(name: str) -> str:
+    if not SERVER_NAME.match(name):
+        raise McpNameError(f"{name!r} cannot be a server name: use {NAME_RULE}.")
+    return name
+
+
+# --- the keyring -------------------------------------------------------------------------------------------
+
+
+class McpSecrets(Protocol):
+    """Where the values of `env` and `headers` live, by keyring entry name (see server_config.secret_entry)."""
+
+    def get(self, entry: str) -> str | None: ...
+
+    def set(self, entry: str, value: str) -> None: ...
+
+    def delete(self, entry: str) -> bool: ...
+
+
+class KeyringSecrets:
+    """McpSecrets in the system keyring, under the service that holds the API keys; never in memory or on disk instead.
+
+    Values are taken as they are (a header such as "Bearer abc" has spaces; an API key may not)."""
+
+    def __init__(self, backend: KeyringBackend | None = None) -> None:
+        from desktop_copilot.core.keyring_store import SERVICE
+
+        self.service = SERVICE
+        self._given = backend
+        self._opened: tuple[KeyringBackend | None, KeyringStatus] | None = None
+        self._lock = threading.Lock()
+
+    def status(self) -> KeyringStatus:
+        return self._open()[1]
+
+    def get(self, entry: str) -> str | None:
+        backend = self._backend("read")
+        try:
+            return backend.get_password(self.service, entry)
+        except Exception as exc:  # noqa: BLE001 - any backend failure becomes a reported problem
+            failure = _describe_keyring_error(exc)
+        raise SecretStoreError(f"the keyring did not give the MCP secret {entry!r}: {failure}")
+
+    def set(self, entry: str, value: str) -> None:
+        backend = self._backend("stored")
+        try:
+            backend.set_password(self.service, entry, value)
+        except Exception as exc:  # noqa: BLE001 - reported in words, without the value
+            failure = _describe_keyring_error(exc).replace(value, "…") if value else _describe_keyring_error(exc)
+        else:
+            log.info("stored the MCP secret %s in the keyring", entry)
+            return
+        raise SecretStoreError(f"the keyring did not store the MCP secret {entry!r}: {failure}")
+
+    def delete(self, entry: str) -> bool:
+        backend = self._backend("deleted")
+        try:
+            if backend.get_password(self.service, entry) is None:
+                return False
+            backend.delete_password(self.service, entry)
+        except Exception as exc:  # noqa: BLE001
+            failure = _describe_keyring_error(exc)
+        else:
+            log.info("deleted the MCP secret %s from the keyring", entry)
+            return True
+        raise SecretStoreError(f"the keyring did not delete the MCP secret {entry!r}: {failure}")
+
+    def _open(self) -> tuple[KeyringBackend | None, KeyringStatus]:
+        from desktop_copilot.core import keyring_store
+        from desktop_copilot.core.keyring_backends import KeyringStatus, open_backend
+
+        with self._lock:
+            if self._opened is None:
+                try:
+                    backend = self._given if self._given is not None else keyring_store.default_backend()
+                except Exception as exc:  # noqa: BLE001 - e.g. a bad PYTHON_KEYRING_BACKEND
+                    self._opened = None, KeyringStatus(False, "", f"the keyring could not be loaded: {_describe_keyring_error(exc)}")
+                else:
+                    self._opened = open_backend(backend, self.service)
+            return self._opened
+
+    def _backend(self, doing: str) -> KeyringBackend:
+        backend, status = self._open()
+        if backend is None:
+            raise SecretStoreError(
+                f"no keyring: secrets for MCP servers cannot be stored, read or deleted ({status.problem}). Nothing was {doing}. "
+                "Install and unlock a system keyring (GNOME Keyring, KWallet, macOS Keychain or Windows Credential Manager) "
+                "and try again."
+            )
+        return backend
+
+    def __repr__(self) -> str:
+        return f"KeyringSecrets(service={self.service!r})"
+
+
+def _describe_keyring_error(exc: BaseException) -> str:
+    from desktop_copilot.core.keyring_backends import describe_error
+
+    return describe_error(exc)
+
+
+def check_secret(where: str, key: str, value: str) -> None:
+    """Refuses a key or value the keyring or the server could not take; the message names the key, never the value."""
+    label = "environment variable" if where == "env" else "header"
+    if where == "env" and (not key or "=" in key or "\0" in key):
+        raise McpConfigError(f"{key!r} cannot be an environment variable name: it must be non-empty, without '=' (e.g. API_TOKEN).")
+    if where == "headers" and not HEADER_NAME.match(key):
+        raise McpConfigError(f"{key!r} cannot be a header name: use letters, digits and '-' (e.g. Authorization or X-Api-Key).")
+    if "\0" in value or (where == "headers" and ("\r" in value or "\n" in value)):
+        raise McpConfigError(f"the value of the {label} {key} contains a line break or a NUL character; give it on one line.")
+    encoding = "utf-16-le" if sys.platform == "win32" else "utf-8"
+    size = len(value.encode(encoding))
+    if size > MAX_SECRET_BYTES:
+        raise McpConfigError(f"the value of the {label} {key} is {size:,} bytes long; a keyring entry holds at most {MAX_SECRET_BYTES:,}.")
+
+
+def referenced_entries(server: str, entry: dict[str, Any] | McpServerConfig) -> set[str]:
+    """The keyring entries a server's env and headers point to that belong to it ("mcp/<server>/…")."""
+    found = set()
+    for where in SECRET_PLACES:
+        values = getattr(entry, where) if isinstance(entry, McpServerConfig) else entry.get(where)
+        for value in values.values() if isinstance(values, dict) else ():
+            match = SECRET_REF.match(value) if isinstance(value, str) else None
+            if match and match["name"].startswith(f"mcp/{server}/"):
+                found.add(match["name"])
+    return found
+
+
+def has_plain_values(config: McpServerConfig) -> bool:
+    return any(value and not SECRET_REF.match(value) for where in SECRET_PLACES for value in getattr(config, where).values())
+
+
+class _SecretWrites:
+    """Secrets stored for one change, with what each entry held before, so a failed save can put them back."""
+
+    def __init__(self, secrets: McpSecrets) -> None:
+        self.secrets = secrets
+        self._before: list[tuple[str, str | None]] = []
+
+    def protect(self, config: McpServerConfig) -> McpServerConfig:
+        """`config` with every plain env and header value moved into the keyring and replaced by its reference."""
+        update = {}
+        for where in SECRET_PLACES:
+            values = dict(getattr(config, where))
+            for key, value in values.items():
+                check_secret(where, key, value)
+                if not value or SECRET_REF.match(value):
+                    continue
+                entry = secret_entry(config.name, where, key)
+                try:
+                    before = self.secrets.get(entry)
+                except SecretStoreError:  # set() below says why, in the words for storing
+                    before = None
+                self.secrets.set(entry, value)
+                Secret(value)  # registered for redaction
+                self._before.append((entry, before))
+                values[key] = secret_ref(entry)
+            update[where] = values
+        return config.model_copy(update=update)
+
+    def undo(self) -> None:
+        for entry, before in reversed(self._before):
+            try:
+                self.secrets.set(entry, before) if before is not None else self.secrets.delete(entry)
+            except McpConfigError as exc:
+                log.warning("could not restore the MCP secret %s: %s", entry, exc)
+        self._before.clear()
+
+
+# --- the file ------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What `McpConfigFile.import_file` did with each server of the other app's file."""
+
+    source: Path
+    added: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Names that exist already (import again with replace=True to overwrite them)."""
+    invalid: list[tuple[str, str]] = field(default_factory=list)
+    """(name, reason) for servers that could not be taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedServer:
+    name: str
+    deleted_secrets: int
+    left_in_keyring: str | None = None
+    """Why some of its secrets could not be deleted (None when all are gone)."""
+
+
+class McpConfigFile:
+    """mcp.json. `load()` never fails: `problem` says what is wrong (at which server, what to do), the good servers load,
+    and unknown keys are kept on save. Each change re-reads the file first, so edits made meanwhile are not lost."""
+
+    def __init__(self, path: Path | str, secrets: McpSecrets | None = None) -> None:
+        self.path = Path(path)
+        self.secrets: McpSecrets = secrets if secrets is not None else KeyringSecrets()
+        self.problem: str | None = None
+        self.invalid: dict[str, str] = {}
+        """Servers that could not be used, with the reason."""
+        self._document: dict[str, Any] = {}
+        self._servers_key = SERVERS_KEYS[0]
+        self._entries: dict[str, dict[str, Any] | McpServerConfig] = {}
+        """Every server in file order: a config, or the raw entry of an invalid one (kept as it is)."""
+        self._unusable = False
+
+    @classmethod
+    def for_app(cls, paths: AppPaths | None = None, secrets: McpSecrets | None = None) -> McpConfigFile:
+        from desktop_copilot.core.paths import AppPaths
+
+        return cls(mcp_json_path(paths or AppPaths.resolve()), secrets)
+
+    def load(self) -> list[McpServerConfig]:
+        """Reads the file; the valid servers (disabled ones too), in file order."""
+        self.problem, self.invalid, self._entries, self._unusable = None, {}, {}, False
+        self._document, self._servers_key = {}, SERVERS_KEYS[0]
+        try:
+            document, self._servers_key, servers = read_servers(self.path)
+        except FileNotFoundError:
+            return []
+        except McpConfigError as exc:
+            self._unusable = True
+            self.problem = f"{exc} No MCP servers are used, and the app does not change the file until it is fixed or removed."
+            log.warning("%s", self.problem)
+            return []
+        self._document = document
+        for name, raw in servers.items():
+            try:
+                self._entries[name] = parse_entry(name, raw)
+            except McpConfigError as exc:
+                self._entries[name] = raw
+                self.invalid[name] = str(exc)
+        if self.invalid:
+            listed = "; ".join(f"{name!r}: {reason}" for name, reason in self.invalid.items())
+            self.problem = (
+                f"{self.path}: {len(self.invalid)} MCP server(s) cannot be used: {listed}. Fix them in the file or remove them "
+                "with `desktop-copilot mcp remove NAME`; the other servers work."
+            )
+            log.warning("%s", self.problem)
+        return self._configs()
+
+    def configs(self) -> list[McpServerConfig]:
+        """The valid servers as the file says now (re-read each time; a manager's `load_configs`)."""
+        return self.load()
+
+    def resolve_secret(self, entry: str) -> str | None:
+        """The value behind a "${keyring:…}" reference; None when the keyring has no such entry (SecretStoreError
+        when there is no usable keyring)."""
+        value = self.secrets.get(entry)
+        if value:
+            Secret(value)  # registered, so that no log line or shown error can carry it
+        return value
+
+    def save(self) -> None:
+        """Writes the servers as they are held now, atomically; refuses to overwrite a file that could not be read."""
+        if self._unusable:
+            raise McpConfigError(f"{self.problem} Nothing was changed.")
+        servers = {
+            name: entry.model_dump(mode="json", by_alias=True, exclude_defaults=True) if isinstance(entry, McpServerConfig) else entry
+            for name, entry in self._entries.items()
+        }
+        document = dict(self._document)
+        document[self._servers_key] = servers
+        try:
+            write_atomically(self.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n", private=True)
+        except OSError as exc:
+            raise McpConfigError(f"{self.path} could not be written ({exc.strerror or exc}); nothing was changed.") from None
+
+    def add(self, config: McpServerConfig, *, replace: bool = False) -> McpServerConfig:
+        """Adds (or with `replace`, replaces) `config` under `config.name`; plain env and header values go to the keyring
+        first and the file holds only references. Nothing is written when the keyring refuses. Returns what was saved."""
+        check_server_name(config.name)
+        self._load_for_change()
+        old = self._entries.get(config.name)
+        if old is not None and not replace:
+            raise McpNameError(
+                f"there is already an MCP server named {config.name!r}; remove it first (`desktop-copilot mcp remove {config.name}`) "
+                "or pick another name."
+            )
+        writes = _SecretWrites(self.secrets)
+        try:
+            saved = writes.protect(config)
+            self._entries[config.name] = saved
+            self.save()
+        except BaseException:
+            writes.undo()
+            raise
+        if old is not None:
+            self._forget(config.name, referenced_entries(config.name, old) - referenced_entries(config.name, saved))
+        return saved
+
+    def remove(self, name: str) -> RemovedServer:
+        """Removes the server from the file, then deletes its keyring entries."""
+        self._load_for_change()
+        entry = self._find(name)
+        del self._entries[name]
+        self.invalid.pop(name, None)
+        self.save()
+        entries = referenced_entries(name, entry)
+        try:
+            deleted = self._forget(name, entries, strict=True)
+        except SecretStoreError as exc:
+            return RemovedServer(name, 0, str(exc))
+        return RemovedServer(name, deleted)
+
+    def set_disabled(self, name: str, disabled: bool) -> McpServerConfig:
+        self._load_for_change()
+        entry = self._find(name)
+        if not isinstance(entry, McpServerConfig):
+            raise McpConfigError(f"the MCP server {name!r} cannot be used ({self.invalid[name]}); fix it in {self.path} first.")
+        changed = entry.model_copy(update={"disabled": disabled})
+        self._entries[name] = changed
+        self.save()
+        return changed
+
+    def protect_plain_values(self) -> list[str]:
+        """Moves env and header values written into the file by hand (a pasted configuration) into the keyring and saves;
+        the names of the servers changed. SecretStoreError without a usable keyring (the file is then left as it is)."""
+        self._load_for_change()
+        writes = _SecretWrites(self.secrets)
+        moved = []
+        try:
+            for name, entry in self._entries.items():
+                if isinstance(entry, McpServerConfig) and has_plain_values(entry):
+                    self._entries[name] = writes.protect(entry)
+                    moved.append(name)
+            if moved:
+                self.save()
+        except BaseException:
+            writes.undo()
+            raise
+        return moved
+
+    def import_file(self, path: Path | str, *, replace: bool = False) -> ImportReport:
+        """Takes the servers of another app's file (claude_desktop_config.json, Cursor's or VS Code's mcp.json)."""
+        source = Path(path)
+        self._load_for_change()
+        try:
+            _, _, servers = read_servers(source, other_app=True)
+        except FileNotFoundError:
+            raise McpConfigError(f"there is no file {source}; give the path of a claude_desktop_config.json or an mcp.json.") from None
+        report = ImportReport(source)
+        writes = _SecretWrites(self.secrets)
+        replaced: dict[str, dict[str, Any] | McpServerConfig] = {}
+        try:
+            for name, raw in servers.items():
+                if name in self._entries and not replace:
+                    report.skipped.append(name)
+                    continue
+                try:
+                    config = writes.protect(parse_entry(name, raw, other_app=True))
+                except McpConfigError as exc:
+                    report.invalid.append((name, str(exc)))
+                    continue
+                if name in self._entries:
+                    replaced[name] = self._entries[name]
+                    report.replaced.append(name)
+                else:
+                    report.added.append(name)
+                self._entries[name] = config
+                self.invalid.pop(name, None)
+            if report.added or report.replaced:
+                self.save()
+        except BaseException:
+            writes.undo()
+            raise
+        for name, old in replaced.items():
+            self._forget(name, referenced_entries(name, old) - referenced_entries(name, self._entries[name]))
+        return report
+
+    def _configs(self) -> list[McpServerConfig]:
+        return [entry for entry in self._entries.values() if isinstance(entry, McpServerConfig)]
+
+    def _load_for_change(self) -> None:
+        self.load()
+        if self._unusable:
+            raise McpConfigError(f"{self.problem} Nothing was changed.")
+
+    def _find(self, name: str) -> dict[str, Any] | McpServerConfig:
+        entry = self._entries.get(name)
+        if entry is None:
+            known = ", ".join(self._entries) or "none"
+            raise McpNameError(f"there is no MCP server named {name!r} in {self.path} (servers: {known}); `desktop-copilot mcp list` shows them.")
+        return entry
+
+    def _forget(self, name: str, entries: set[str], *, strict: bool = False) -> int:
+        """Deletes keyring entries no longer referenced; failures are logged (or raised when `strict`)."""
+        deleted, failures = 0, []
+        for entry in sorted(entries):
+            try:
+                deleted += self.secrets.delete(entry)
+            except SecretStoreError as exc:
+                failures.append(str(exc))
+        if failures:
+            message = f"the MCP server {name!r} is gone from {self.path.name}, but some of its secrets stay in the keyring: {failures[0]}"
+            log.warning("%s", message)
+            if strict:
+                raise SecretStoreError(message)
+        return deleted
+
+
+# --- reading and checking entries ---------------------------------------------------------------------------------
+
+
+def read_servers(path: Path, *, other_app: bool = False) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """(whole document, the servers' key, the servers) of an MCP configuration file; FileNotFoundError when absent,
+    McpConfigError saying what is wrong otherwise."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise McpConfigError(f"{path} cannot be read ({exc.strerror or exc}).") from None
+    try:
+        document = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise McpConfigError(f"{path} is not UTF-8 text.") from None
+    except json.JSONDecodeError as exc:
+        hint = " Comments and trailing commas are not allowed in JSON." if other_app else ""
+        raise McpConfigError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).{hint}") from None
+    if not isinstance(document, dict):
+        raise McpConfigError(f"{path} does not hold a JSON object; it should look like {{\"mcpServers\": {{\"NAME\": {{...}}}}}}.")
+    key = next((key for key in SERVERS_KEYS if key in document), None)
+    if key is None:
+        if other_app:
+            raise McpConfigError(f"{path} has no \"mcpServers\" (or \"servers\") object; is it an MCP configuration file?")
+        key = SERVERS_KEYS[0]
+    servers = document.get(key, {})
+    if not isinstance(servers, dict):
+        raise McpConfigError(f"in {path}, \"{key}\" is not an object; it should map each server's name to its settings.")
+    return document, key, servers
+
+
+def parse_entry(name: str, raw: Any, *, other_app: bool = False) -> McpServerConfig:
+    """One server's entry as a config named `name`; McpConfigError with the reasons (never the values)."""
+    check_server_name(name)
+    if not isinstance(raw, dict):
+        raise McpConfigError('its settings are not a JSON object (e.g. {"command": "npx", "args": [...]} or {"url": "https://…"})')
+    data = dict(raw)
+    if other_app:
+        if "serverUrl" in data and "url" not in data:  # Windsurf
+            data["url"] = data.pop("serverUrl")
+        if data.get("type") in TRANSPORT_SPELLINGS:
+            data["type"] = TRANSPORT_SPELLINGS[data["type"]]
+    data.pop("name", None)
+    try:
+        config = McpServerConfig.model_validate(data)
+    except ValidationError as exc:
+        raise McpConfigError(describe_validation_error(exc)) from None
+    config.name = name
+    for where in SECRET_PLACES:
+        for key, value in getattr(config, where).items():
+            check_secret(where, key, value)
+            if VARIABLE.search(value):
+                raise McpConfigError(
+                    f"the {where} value of {key} uses a variable such as ${{input:…}} or ${{env:…}} that this app does not expand; "
+                    f"add the server with `desktop-copilot mcp add {name} …` giving the real value"
+                )
+    return config
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        where = ".".join(str(p) for p in item["loc"])
+        message = item["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
