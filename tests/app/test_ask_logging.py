@@ -66,5 +66,5 @@ def test_debug_adds_request_sizes_but_never_the_words(loopback):
     assert ask(loopback, "again please", env=ask_env(loopback, DESKTOP_COPILOT_LOG="debug")).returncode == 0
     text = log_text()
     assert text.count("log level DEBUG") == 2
-    assert "anthropic request starting: model=claude-sonnet-4-6 messages=1 tools=0 max_tokens=" in text, text
+    assert "anthropic request starting: model=claude-sonnet-4-6 messages=1 tools=1 max_tokens=" in text, text
     assert "private question" not in text and "again please" not in text and "fine" not in text

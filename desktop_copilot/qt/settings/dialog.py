@@ -1,5 +1,5 @@
-"""The settings dialog (Keys, Providers, Models, Tools): keys are saved to the keyring at once, everything else
-on OK/Apply through core.bootstrap.apply_settings."""
+"""The settings dialog (Keys, Providers, Models, Tools, MCP servers, Permissions): keys are saved to the keyring at once, everything else
+on OK/Apply through core.bootstrap.apply_settings (MCP servers and permissions change at once, in their own files)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks
 from desktop_copilot.qt.settings.keys_page import KeysPage
+from desktop_copilot.qt.settings.mcp_page import McpPage
 from desktop_copilot.qt.settings.models_page import ModelsPage
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.permissions_page import PermissionsPage
 from desktop_copilot.qt.settings.providers_page import ProvidersPage
 from desktop_copilot.qt.settings.styles import set_kind, settings_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
@@ -33,6 +35,8 @@ PAGES = {
                                 "Keys are saved at once, the rest on OK.")),
     "models": ("Models", "Which Claude answers, and how much it may think and use tools."),
     "tools": ("Tools", "What Claude may use while it answers. A tool without its key is never offered."),
+    "mcp": ("MCP servers", "Programs and services that give Claude more tools. Changes here take effect at once."),
+    "permissions": ("Permissions", "The tools you allowed to run without asking, and how to take that back."),
 }
 
 
@@ -66,13 +70,15 @@ class SettingsDialog(QDialog):
         settings = runtime.settings or Settings()
         self.keys_page = KeysPage(runtime, runtime.key_store, self._base_urls)
         self.models_page = ModelsPage(runtime, settings, lambda: self._base_urls()[0])
-        self.tools_page = ToolsPage(runtime.registry.all(), runtime.switched_off_tools)
+        self.tools_page = ToolsPage(runtime.registry.all(), runtime.switched_off_tools, settings)
         self.providers_page = ProvidersPage(runtime, self.pending_settings)
+        self.mcp_page = McpPage(runtime.mcp_config, runtime.mcp)
+        self.permissions_page = PermissionsPage(runtime.grants)
         self.nav = QListWidget(objectName="settingsNav")
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget()
-        pages = {"keys": self.keys_page, "models": self.models_page, "tools": self.tools_page,
-                 "providers": self.providers_page}  # the stack in the order the pages came; the list in PAGES order
+        pages = {"keys": self.keys_page, "models": self.models_page, "tools": self.tools_page, "providers": self.providers_page,
+                 "mcp": self.mcp_page, "permissions": self.permissions_page}  # the stack in the order the pages came; the list in PAGES order
         self._scrolls = {name: _titled(name, page) for name, page in pages.items()}
         for scroll in self._scrolls.values():
             self.stack.addWidget(scroll)
@@ -145,6 +151,7 @@ class SettingsDialog(QDialog):
         edits = self.models_page.edits(current)
         edits["disabled_tools"] = (current.disabled_tools - registered) | self.tools_page.switched_off()
         edits.update(self.providers_page.edits(current))
+        edits.update(self.tools_page.edits())
         return Settings.model_validate({**current.model_dump(), **edits})
 
     async def apply(self, *, close: bool = False) -> bool:
@@ -219,6 +226,7 @@ class SettingsDialog(QDialog):
         self.keys_page.tasks.cancel_all()
         self.models_page.tasks.cancel_all()
         self.providers_page.tasks.cancel_all()
+        self.mcp_page.tasks.cancel_all()
         super().done(result)
 
 

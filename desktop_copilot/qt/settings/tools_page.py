@@ -1,21 +1,34 @@
-"""The Tools page: every registered tool with its switch, and for a tool whose key is missing, what it
-needs and a button that jumps to that key (such a tool is never offered to the model)."""
+"""The Tools page: every registered tool with its switch, its risk (read-only, or asks first) and its source, and for a
+tool whose key is missing, what it needs and a button that jumps to that key (such a tool is never offered to the
+model); above them, the workspace folder the file tools may reach and how much of a tool result the model gets."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QGridLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QFrame, QGridLayout, QHBoxLayout, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from desktop_copilot.core.secrets import KNOWN_KEYS
-from desktop_copilot.core.tools.base import Tool
+from desktop_copilot.core.settings import Settings
+from desktop_copilot.core.tools.base import Risk, Tool
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.models_page import beside, group, hint, label
 from desktop_copilot.qt.settings.styles import set_kind
 from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
+
+NO_WORKSPACE = "None — the file tools are off"
+MAX_RESULT_LIMIT = 10_000_000
+MIN_RESULT_LIMIT = 1_000
 
 
 def needs_text(names: list[str]) -> str:
     labels = [KNOWN_KEYS[n].label.replace(" API key", "") if n in KNOWN_KEYS else n for n in names]
     return f"Needs a {' and a '.join(labels)} key"
+
+
+def risk_text(risk: Risk) -> str:
+    return "Read-only" if risk is Risk.READ_ONLY else "Asks first"
 
 
 class ToolRow(QFrame):
@@ -25,7 +38,15 @@ class ToolRow(QFrame):
         super().__init__(parent, objectName="toolCard")
         self.tool = tool
         self.missing: list[str] = list(tool.required_keys)
-        self.name = PlainLabel(tool.name, objectName="toolName")
+        self.has_workspace = True
+        self.name = PlainLabel(tool.shown_name, objectName="toolName")
+        self.name.setToolTip(f"Called {tool.name} by the model")
+        self.risk = PlainLabel(risk_text(tool.risk), objectName="toolState")
+        self.risk.setToolTip(f"{tool.risk.label}: runs without asking" if tool.risk is Risk.READ_ONLY
+                             else f"{tool.risk.label}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)")
+        set_kind(self.risk, "on" if tool.risk is Risk.READ_ONLY else "needs_key")
+        self.source = PlainLabel(f"from {tool.source.name}" if tool.source.kind == "mcp" else "", objectName="hint")
+        self.source.setVisible(bool(self.source.text()))
         self.description = PlainLabel(tool.description, objectName="toolDescription", wordWrap=True)
         self.state = PlainLabel(objectName="toolState")
         self.note = PlainLabel(objectName="toolNote", wordWrap=True)
@@ -33,12 +54,16 @@ class ToolRow(QFrame):
         self.switch.setChecked(switched_on)
         self.switch.setAccessibleName(f"Use {tool.name}")
         self.add_key_button = QPushButton("Add key…", objectName="addKeyButton")
+        heading = QHBoxLayout()
+        heading.setSpacing(10)
+        for widget in (self.name, self.source, self.risk, self.state):
+            heading.addWidget(widget)
+        heading.addStretch(1)
         grid = QGridLayout(self)
         grid.setContentsMargins(16, 14, 16, 14)
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(6)
-        grid.addWidget(self.name, 0, 0)
-        grid.addWidget(self.state, 0, 1, Qt.AlignmentFlag.AlignLeft)
+        grid.addLayout(heading, 0, 0, 1, 3)
         grid.addWidget(self.switch, 0, 3, Qt.AlignmentFlag.AlignRight)
         grid.addWidget(self.description, 1, 0, 1, 4)
         grid.addWidget(self.note, 2, 0, 1, 3)
@@ -52,9 +77,15 @@ class ToolRow(QFrame):
         self.missing = [name for name in self.tool.required_keys if not present.get(name, False)]
         self._update()
 
+    def set_workspace(self, chosen: bool) -> None:
+        self.has_workspace = chosen
+        self._update()
+
     def _update(self) -> None:
         if self.missing:
             text, kind = needs_text(self.missing), "needs_key"
+        elif self.tool.needs_workspace and not self.has_workspace:
+            text, kind = "Needs a workspace folder", "needs_key"
         elif self.switch.isChecked():
             text, kind = "Offered to Claude", "on"
         else:
@@ -65,25 +96,103 @@ class ToolRow(QFrame):
             label = KNOWN_KEYS[self.missing[0]].label if self.missing[0] in KNOWN_KEYS else self.missing[0]
             self.note.setText(f"Not offered to Claude until you add a {label}.")
             self.add_key_button.setText(f"Add {label.removesuffix(' API key')} key…")
-        self.note.setVisible(bool(self.missing))
+        elif self.tool.needs_workspace and not self.has_workspace:
+            self.note.setText("Not offered to Claude until you choose a workspace folder below.")
+        self.note.setVisible(bool(self.missing) or (self.tool.needs_workspace and not self.has_workspace))
         self.add_key_button.setVisible(bool(self.missing))
+
+
+class WorkspaceGroup(QFrame):
+    """The workspace folder (chosen with a folder dialog, or cleared) and the tool result limit, as edited."""
+
+    sig_folder_changed = Signal(str)
+    """The folder as edited ("" when cleared)."""
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.folder = settings.workspace_folder or ""
+        self.folder_dialog: QFileDialog | None = None
+        self.folder_label = PlainLabel(objectName="workspaceFolder", wordWrap=True)
+        self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.folder_note = hint()
+        self.choose_button = QPushButton("Choose…", objectName="chooseWorkspace")
+        self.clear_button = QPushButton("Clear", objectName="clearWorkspace")
+        self.result_limit = QSpinBox(minimum=MIN_RESULT_LIMIT, maximum=max(MAX_RESULT_LIMIT, settings.tool_result_limit),
+                                     singleStep=10_000, suffix=" characters", objectName="toolResultLimit")
+        self.result_limit.setGroupSeparatorShown(True)
+        self.result_limit.setFixedWidth(190)
+        self.result_limit.setAccessibleName("Tool result limit")
+        self.result_limit.lineEdit().setTextMargins(6, 0, 0, 0)
+        self.result_limit.setValue(settings.tool_result_limit)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(8)
+        buttons.addWidget(self.folder_label, 1)
+        buttons.addWidget(self.choose_button)
+        buttons.addWidget(self.clear_button)
+        folder_form = QFormLayout()
+        folder_form.addRow(label("Folder"), buttons)
+        folder_form.addRow("", self.folder_note)
+        limit_form = QFormLayout()
+        limit_form.addRow(label("Tool result limit"), beside(
+            self.result_limit, "Characters of a result sent to the model; the card keeps the whole."))
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(12)
+        column.addWidget(group("Workspace folder", folder_form))
+        column.addWidget(group("Tool results", limit_form))
+        self.choose_button.clicked.connect(self.choose)
+        self.clear_button.clicked.connect(lambda: self.set_folder(""))
+        self._show()
+
+    def choose(self) -> QFileDialog:
+        """Opens a folder dialog (window-modal, no nested event loop); the folder picked is set on accept."""
+        start = self.folder if self.folder and Path(self.folder).is_dir() else str(Path.home())
+        dialog = QFileDialog(self, "Choose the workspace folder", start)
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(self.set_folder)
+        self.folder_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def set_folder(self, folder: str) -> None:
+        self.folder = str(Path(folder).resolve()) if folder else ""
+        self._show()
+        self.sig_folder_changed.emit(self.folder)
+
+    def _show(self) -> None:
+        self.folder_label.setText(self.folder or NO_WORKSPACE)
+        self.clear_button.setEnabled(bool(self.folder))
+        if self.folder and not Path(self.folder).is_dir():
+            note, kind = "This folder does not exist (any more): the file tools stay off until you choose another.", "error"
+        elif self.folder:
+            note, kind = "The file tools may list, read and search in it without asking; writing asks first. Nothing outside it.", "info"
+        else:
+            note, kind = "Choose a folder to let Claude read and (with your approval) edit the files in it.", "info"
+        self.folder_note.setText(note)
+        set_kind(self.folder_note, kind)
 
 
 class ToolsPage(QWidget):
     sig_add_key = Signal(str)
 
-    def __init__(self, tools: list[Tool], switched_off: set[str], parent: QWidget | None = None) -> None:
+    def __init__(self, tools: list[Tool], switched_off: set[str], settings: Settings | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows = {tool.name: ToolRow(tool, tool.name not in switched_off) for tool in tools}
+        self.workspace = WorkspaceGroup(settings or Settings())
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
+        column.addWidget(self.workspace)  # first: a long list of MCP tools would hide it
         for row in self.rows.values():
             row.sig_add_key.connect(self.sig_add_key)
             column.addWidget(row)
         if not self.rows:
             column.addWidget(PlainLabel("No tools are registered.", objectName="hint"))
         column.addStretch(1)
+        self.workspace.sig_folder_changed.connect(self._folder_changed)
+        self._folder_changed(self.workspace.folder)
 
     def set_keys(self, present: dict[str, bool]) -> None:
         for row in self.rows.values():
@@ -91,3 +200,12 @@ class ToolsPage(QWidget):
 
     def switched_off(self) -> set[str]:
         return {name for name, row in self.rows.items() if not row.switch.isChecked()}
+
+    def edits(self) -> dict:
+        """The workspace folder and the result limit, as Settings values (validated by the caller)."""
+        return {"workspace_folder": self.workspace.folder or None, "tool_result_limit": self.workspace.result_limit.value()}
+
+    def _folder_changed(self, folder: str) -> None:
+        usable = bool(folder) and Path(folder).is_dir()
+        for row in self.rows.values():
+            row.set_workspace(usable)

@@ -105,7 +105,7 @@ def test_removing_and_adding_the_tavily_key_changes_the_tools_of_the_next_reques
     keyring_backend.set_password(SERVICE, "anthropic", ANTHROPIC_KEY)
     keyring_backend.set_password(SERVICE, "tavily", TAVILY_KEY)
     window = app_window()
-    assert tool_names(send_and_wait(qtbot, window, loopback, "first")) == ["tavily_search"]
+    assert tool_names(send_and_wait(qtbot, window, loopback, "first")) == ["tavily_search", "web_fetch"]
 
     dialog = open_dialog(qtbot, window)
     tavily = dialog.keys_page.fields["tavily"]
@@ -116,7 +116,7 @@ def test_removing_and_adding_the_tavily_key_changes_the_tools_of_the_next_reques
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
     request = send_and_wait(qtbot, window, loopback, "second")
-    assert "tools" not in request
+    assert tool_names(request) == ["web_fetch"]
 
     dialog = open_dialog(qtbot, window)
     tavily = dialog.keys_page.fields["tavily"]
@@ -126,7 +126,7 @@ def test_removing_and_adding_the_tavily_key_changes_the_tools_of_the_next_reques
     assert dialog.tools_page.rows["tavily_search"].state.text() == "Offered to Claude"
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
-    assert tool_names(send_and_wait(qtbot, window, loopback, "third")) == ["tavily_search"]
+    assert tool_names(send_and_wait(qtbot, window, loopback, "third")) == ["tavily_search", "web_fetch"]
     assert loopback.requests_to("/v1/messages")[-1].headers["authorization"] == f"Bearer {ANTHROPIC_KEY}"
 
 
@@ -142,7 +142,7 @@ def test_switching_a_tool_off_is_saved_and_takes_it_out_of_the_request(qtbot, ke
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
     assert json.loads((home() / "config" / "settings.json").read_text())["disabled_tools"] == ["tavily_search"]
-    assert "tools" not in send_and_wait(qtbot, window, loopback, "hello")
+    assert tool_names(send_and_wait(qtbot, window, loopback, "hello")) == ["web_fetch"]
 
 
 def test_test_reports_a_401_in_words(qtbot, keyring_backend, app_window, loopback):

@@ -1,0 +1,1 @@
+"""Tests of the MCP client core against real servers."""
