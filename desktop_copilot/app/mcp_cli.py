@@ -186,6 +186,8 @@ def server_from_options(options: argparse.Namespace) -> McpServerConfig:
         data = {"command": options.command[0], "args": options.command[1:], "env": parse_env(options.env)}
         if options.cwd:
             data["cwd"] = _folder(options.cwd)
+        elif _names_relative_files(options.command):  # `-- python ./server.py`: run it from here, as the user meant
+            data["cwd"] = _folder(".")
     if wrong:
         kind = "a remote server (--url)" if options.url else "a local server (a command)"
         raise UsageError(f"{' and '.join(wrong)} cannot be used with {kind}.")
@@ -203,6 +205,14 @@ def server_from_options(options: argparse.Namespace) -> McpServerConfig:
         raise UsageError(describe_validation_error(exc) + ".") from None
     config.name = options.name
     return config
+
+
+def _names_relative_files(command: list[str]) -> bool:
+    """True when the command or an argument is a relative path to a file here (the app starts servers elsewhere)."""
+    from pathlib import Path
+
+    return any(not Path(part).is_absolute() and ("/" in part or "\\" in part or "." in part) and Path(part).is_file()
+               for part in command)
 
 
 def _folder(raw: str) -> str:
@@ -230,6 +240,8 @@ def run_add(args: argparse.Namespace) -> int:
     except McpConfigError as exc:
         return _failure(exc)
     print(f"Added the MCP server {saved.name!r} ({saved.kind}: {_shown(saved.where)}) to {store.path}.")
+    if saved.cwd and not options.cwd:
+        print(f"  It runs in {saved.cwd}, so its relative paths mean what they mean here.")
     for line in _secret_lines(saved):
         print(f"  {line}")
     print("Run `desktop-copilot mcp list` to start it and see its tools.")

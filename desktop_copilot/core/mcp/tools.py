@@ -41,18 +41,19 @@ def model_tool_name(server: str, tool: str) -> str:
 
 
 def risk_of(annotations: types.ToolAnnotations | None) -> Risk:
-    """Risk from the tool's hints. Per the MCP spec `destructiveHint` defaults to true when `readOnlyHint` is false.
-    A read-only tool that reaches the open world still asks: it can carry conversation data out in its arguments."""
+    """Risk from the tool's hints, as the issue sets them: `readOnlyHint: true` runs without asking (unless the tool
+    also says it is destructive, a contradiction taken at its worse word); `destructiveHint`, `openWorldHint` or no
+    annotations ask. Per the MCP spec `destructiveHint` defaults to true when `readOnlyHint` is false."""
     if annotations is None:
         return Risk.UNKNOWN
     read_only = annotations.read_only_hint
     destructive = annotations.destructive_hint
     if destructive is True or (read_only is False and destructive is None):
         return Risk.DESTRUCTIVE
-    if annotations.open_world_hint is True:
-        return Risk.OPEN_WORLD
     if read_only is True:
         return Risk.READ_ONLY
+    if annotations.open_world_hint is True:
+        return Risk.OPEN_WORLD
     return Risk.UNKNOWN
 
 

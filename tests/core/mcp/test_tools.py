@@ -54,7 +54,7 @@ def test_two_tools_never_share_a_name(server, first, second):
     ({"read_only_hint": False, "destructive_hint": False}, Risk.UNKNOWN),
     ({"read_only_hint": False, "destructive_hint": False, "open_world_hint": True}, Risk.OPEN_WORLD),
     ({"open_world_hint": True}, Risk.OPEN_WORLD),
-    ({"read_only_hint": True, "open_world_hint": True}, Risk.OPEN_WORLD),
+    ({"read_only_hint": True, "open_world_hint": True}, Risk.READ_ONLY),  # the issue: readOnlyHint runs without asking
     ({"idempotent_hint": True}, Risk.UNKNOWN),
 ])
 def test_risk_from_annotations(hints, risk):
