@@ -103,6 +103,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                 if block.id == call_id:
                     block.status = status
                     block.source = event.source or block.source
+                    block.title = event.title or block.title
                     if status is ToolCallStatus.RUNNING:
                         block.started_at = now()
                     elif status.finished:

@@ -181,6 +181,8 @@ class ToolStatus(Event):
     """What the model gets instead of `result`, when a hook cut or changed it."""
     source: str = ""
     """The MCP server that offers the tool ("" for a built-in)."""
+    title: str = ""
+    """The tool's own name when it differs from the one the model calls (an MCP tool's)."""
 
 
 @dataclass(slots=True)

@@ -104,6 +104,9 @@ class ToolCallBlock(_Block):
     sent back verbatim to that provider."""
     source: str = ""
     """The MCP server that offers the tool ("" for a built-in)."""
+    title: str = ""
+    """The tool's own name, as the user knows it ("" when it is `name`): an MCP tool's name without its
+    `mcp__server__` prefix, which may have been cut or hashed to fit the provider's rules."""
     approval: ToolApproval | None = None
     result_parts: list[dict[str, Any]] = Field(default_factory=list)
     """Images, resource links and structured content beside the text result (core.tools.base.ToolResult.parts)."""

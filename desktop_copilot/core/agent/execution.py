@@ -30,12 +30,14 @@ class ToolExecutor:
         self._apply = apply
 
     def _status(self, message: Message, call: ToolCallBlock, status: ToolCallStatus, result: str | ToolResult | None = None,
-                *, is_error: bool = False, source: str = "") -> None:
+                *, is_error: bool = False, tool: Tool | None = None) -> None:
+        source, title = (tool.source.name, tool.title if tool.title != call.name else "") if tool is not None else ("", "")
         if isinstance(result, ToolResult):
-            event = ev.ToolStatus(tool_call_id=call.id, name=call.name, status=status, result=result.text,
-                                  is_error=result.is_error, parts=result.parts, model_result=result.model_text, source=source)
+            event = ev.ToolStatus(tool_call_id=call.id, name=call.name, status=status, result=result.text, is_error=result.is_error,
+                                  parts=result.parts, model_result=result.model_text, source=source, title=title)
         else:
-            event = ev.ToolStatus(tool_call_id=call.id, name=call.name, status=status, result=result, is_error=is_error, source=source)
+            event = ev.ToolStatus(tool_call_id=call.id, name=call.name, status=status, result=result, is_error=is_error,
+                                  source=source, title=title)
         self._apply(message, event)
 
     async def run_all(self, message: Message, calls: list[ToolCallBlock]) -> None:
@@ -57,7 +59,7 @@ class ToolExecutor:
         for item in pending:
             if item.blocked is not None:
                 log.info("tool call not run: name=%s id=%s (blocked before running)", item.name, item.call.id)
-                self._status(message, item.call, ToolCallStatus.CANCELLED, item.blocked, is_error=True, source=item.tool.source.name)
+                self._status(message, item.call, ToolCallStatus.CANCELLED, item.blocked, is_error=True, tool=item.tool)
             elif (validated := self._revalidate(message, item)) is not None:
                 runnable.append((item, validated))
         await asyncio.gather(*(self._run_one(message, item, validated) for item, validated in runnable))
@@ -84,7 +86,7 @@ class ToolExecutor:
     def _refuse(self, message: Message, call: ToolCallBlock, why: str, tool: Tool | None = None) -> None:
         log.warning("tool call refused: name=%r id=%s (%s)", call.name[:80], call.id,
                     "unknown tool" if tool is None else "invalid arguments")
-        self._status(message, call, ToolCallStatus.ERROR, why, is_error=True, source=tool.source.name if tool else "")
+        self._status(message, call, ToolCallStatus.ERROR, why, is_error=True, tool=tool)
         return None
 
     def _revalidate(self, message: Message, item: PendingCall) -> object | None:
@@ -101,12 +103,11 @@ class ToolExecutor:
             approval.arguments = dict(item.arguments)
         self._apply(message, ev.ToolApprovalChanged(tool_call_id=item.call.id, approval=approval))
         if approval.asked and not approval.decision:
-            self._status(message, item.call, ToolCallStatus.AWAITING_APPROVAL, source=item.tool.source.name)
+            self._status(message, item.call, ToolCallStatus.AWAITING_APPROVAL, tool=item.tool)
 
     async def _run_one(self, message: Message, item: PendingCall, args: object) -> None:
         tool, call = item.tool, item.call
-        source = tool.source.name
-        self._status(message, call, ToolCallStatus.RUNNING, source=source)
+        self._status(message, call, ToolCallStatus.RUNNING, tool=tool)
         started = time.monotonic()
         outcome = "cancelled"
         try:
@@ -115,21 +116,21 @@ class ToolExecutor:
             for hook in self.hooks:
                 result = await hook.after_call(item, result, self.context)
         except asyncio.CancelledError:
-            self._status(message, call, ToolCallStatus.CANCELLED, "Cancelled by the user.", is_error=True, source=source)
+            self._status(message, call, ToolCallStatus.CANCELLED, "Cancelled by the user.", is_error=True, tool=tool)
             raise
         except TimeoutError:
             outcome = "timeout"
-            self._status(message, call, ToolCallStatus.ERROR, f"{tool.name} timed out after {tool.timeout:g} s.", is_error=True, source=source)
+            self._status(message, call, ToolCallStatus.ERROR, f"{tool.name} timed out after {tool.timeout:g} s.", is_error=True, tool=tool)
         except ToolError as exc:
             outcome = "error"
-            self._status(message, call, ToolCallStatus.ERROR, str(exc), is_error=True, source=source)
+            self._status(message, call, ToolCallStatus.ERROR, str(exc), is_error=True, tool=tool)
         except Exception as exc:  # a tool bug becomes an error result, never a crashed run
             outcome = "failed"
             log.exception("tool %s failed", tool.name)
-            self._status(message, call, ToolCallStatus.ERROR, f"{tool.name} failed: {type(exc).__name__}: {exc}", is_error=True, source=source)
+            self._status(message, call, ToolCallStatus.ERROR, f"{tool.name} failed: {type(exc).__name__}: {exc}", is_error=True, tool=tool)
         else:
             outcome = "error result" if result.is_error else "ok"
-            self._status(message, call, ToolCallStatus.ERROR if result.is_error else ToolCallStatus.DONE, result, source=source)
+            self._status(message, call, ToolCallStatus.ERROR if result.is_error else ToolCallStatus.DONE, result, tool=tool)
         finally:
             level = logging.INFO if outcome in ("ok", "cancelled") else logging.WARNING
             log.log(level, "tool run: name=%s id=%s outcome=%s duration=%.3fs",

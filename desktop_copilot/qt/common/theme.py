@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from desktop_copilot.core.models import ToolCallStatus
+from desktop_copilot.core.tools.base import Risk
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,11 +19,22 @@ class Badge:
 
 TOOL_BADGES: dict[ToolCallStatus, Badge] = {
     ToolCallStatus.PENDING: Badge("Pending", "#57534e", "#e7e5e4"),
+    ToolCallStatus.AWAITING_APPROVAL: Badge("Needs approval", "#9a3412", "#ffedd5"),
     ToolCallStatus.RUNNING: Badge("Running", "#1d4ed8", "#dbeafe"),
     ToolCallStatus.DONE: Badge("Done", "#15803d", "#dcfce7"),
     ToolCallStatus.ERROR: Badge("Error", "#b91c1c", "#fee2e2"),
     ToolCallStatus.CANCELLED: Badge("Cancelled", "#a16207", "#fef3c7"),
 }
+
+_AMBER = ("#92400e", "#fde68a")
+RISK_BADGES: dict[Risk, Badge] = {
+    Risk.DESTRUCTIVE: Badge(Risk.DESTRUCTIVE.label, "#ffffff", "#b91c1c"),
+    Risk.WRITES: Badge(Risk.WRITES.label, *_AMBER),
+    Risk.OPEN_WORLD: Badge(Risk.OPEN_WORLD.label, *_AMBER),
+    Risk.UNKNOWN: Badge(Risk.UNKNOWN.label, *_AMBER),
+    Risk.READ_ONLY: Badge(Risk.READ_ONLY.label, "#15803d", "#dcfce7"),
+}
+"""The pill an approval card shows for a tool's risk: destructive red, other side effects amber."""
 
 
 def _font(point_size: float, *, bold: bool = False, fixed: bool = False) -> QFont:
@@ -51,6 +63,12 @@ class Theme:
     row_selected: str = "#e3dfd3"
     highlight: str = "#f6d9c9"
     """Search-match and jump-to-message highlight."""
+    diff_added: str = "#15803d"
+    diff_removed: str = "#b91c1c"
+    button: str = "#ffffff"
+    button_hover: str = "#f3f1eb"
+    button_pressed: str = "#e2ddd1"
+    button_border: str = "#d6d1c4"
     base_point_size: float = 10.5
     margin: int = 24
     """Horizontal margin of the transcript column."""

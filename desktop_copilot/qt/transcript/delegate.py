@@ -9,7 +9,8 @@ from PySide6.QtGui import QMouseEvent, QPainter
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop_copilot.qt.transcript.parts.documents import LinkHit, link_at
-from desktop_copilot.qt.transcript.parts.base import PaintEnv
+from desktop_copilot.qt.transcript.parts.approval import card_look
+from desktop_copilot.qt.transcript.parts.base import Hotspot, PaintEnv, Part
 from desktop_copilot.qt.transcript.row_layout import PAINTERS, RowLayout, estimate_height, layout_segment
 from desktop_copilot.core.transcript.segments import Segment
 from desktop_copilot.qt.transcript.model import TranscriptModel
@@ -21,6 +22,8 @@ LAYOUT_CACHE_ROWS = 32
 class TranscriptDelegate(QStyledItemDelegate):
     sig_link_clicked = Signal(str, str)
     """A link was clicked: (its href, its visible text). Nothing is opened here (see link_opener)."""
+    sig_hotspot_clicked = Signal(object, object)
+    """A button on a part was clicked: (the Part, the Hotspot). The view acts on it."""
 
     def __init__(self, parent=None, env: PaintEnv | None = None) -> None:
         super().__init__(parent)
@@ -50,12 +53,15 @@ class TranscriptDelegate(QStyledItemDelegate):
         """The row's part, measured (documents laid out) for the current width."""
         segment = index.data(TranscriptModel.SegmentRole)
         placement = index.data(TranscriptModel.PlacementRole)
-        key = (segment, placement, self.width)
+        message = None if segment.kind == "pending" else index.data(TranscriptModel.MessageRole)
+        look = ()
+        if segment.kind == "tool" and message is not None and 0 <= segment.block < len(message.blocks):
+            look = card_look(message.blocks[segment.block], message, self.env.cards)  # approval and clicks change the card too
+        key = (segment, placement, self.width, look)
         row = self._layouts.get(key)
         if row is not None:
             self._layouts.move_to_end(key)
             return row
-        message = None if segment.kind == "pending" else index.data(TranscriptModel.MessageRole)
         row = layout_segment(segment, message, placement, self.width, self.env)
         if row.parts[0].kind != "pending":
             self._layouts[key] = row
@@ -129,13 +135,19 @@ class TranscriptDelegate(QStyledItemDelegate):
                 return link_at(part.documents, at.x() - area.left(), at.y() - area.top())
         return None
 
+    def hotspot_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> tuple[Part, Hotspot] | None:
+        """The part and button under `pos` (view coordinates) in the row at `rect`, if any."""
+        hit = self._hit(index, rect, pos)
+        return hit[0].hotspot_at(hit[2], hit[1]) if hit else None
+
     def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
         hit = self.link_hit(index, rect, pos)
         return hit.href if hit else ""
 
     def is_clickable_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
         hit = self._hit(index, rect, pos)
-        return bool(hit) and (hit[0].toggle_at(hit[2], hit[1], self.env) is not None or bool(self.link_at(index, rect, pos)))
+        return bool(hit) and (hit[0].toggle_at(hit[2], hit[1], self.env) is not None or hit[0].hotspot_at(hit[2], hit[1]) is not None
+                              or bool(self.link_at(index, rect, pos)))
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: N802
         if not (
@@ -145,6 +157,9 @@ class TranscriptDelegate(QStyledItemDelegate):
         ):
             return False
         pos = event.position().toPoint()
+        if hotspot := self.hotspot_at(index, option.rect, pos):
+            self.sig_hotspot_clicked.emit(*hotspot)
+            return True
         if self.toggle_at(index, option.rect, pos):
             return True
         if link := self.link_hit(index, option.rect, pos):

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QFontMetrics
 
-from desktop_copilot.core.models import Message
-from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter
+from desktop_copilot.core.models import Message, ToolCallStatus
+from desktop_copilot.qt.transcript.parts.base import Hotspot, PaintEnv, Part, PartPainter
 from desktop_copilot.core.transcript.segments import NEW_BLOCK, NEW_MESSAGE, Segment
 from desktop_copilot.qt.transcript.parts.text import (
     BUBBLE_MAX,
@@ -58,6 +58,15 @@ class RowLayout:
                 return part
         return None
 
+    def hotspot_at(self, pos: QPoint, column: QRect) -> tuple[Part, Hotspot] | None:
+        """The part and the button (or other hotspot) under `pos` (row coordinates), if any."""
+        for part in self.parts:
+            at = pos - self.part_rect(part, column).topLeft()
+            for hotspot in part.hotspots:
+                if hotspot.rect.contains(at):
+                    return part, hotspot
+        return None
+
 
 def spacing_above(placement: int, theme: Theme) -> int:
     """A row starting a message gets the row spacing, a new block the block spacing, a continued block none."""
@@ -67,7 +76,7 @@ def spacing_above(placement: int, theme: Theme) -> int:
 def is_expanded(segment: Segment) -> bool:
     if segment.kind == "thinking":
         return bool(segment.state[0])
-    return segment.kind == "tool" and bool(segment.state[1])
+    return segment.kind == "tool" and (bool(segment.state[1]) or segment.state[0] == ToolCallStatus.AWAITING_APPROVAL.value)
 
 
 def layout_segment(segment: Segment, message: Message | None, placement: int, width: int, env: PaintEnv) -> RowLayout:

@@ -6,6 +6,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QPainter
@@ -18,6 +19,33 @@ from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 LIVE_PIECES = 8
 """Live documents kept at most: one per piece still streaming, and pieces that finished while scrolled away
 (each holds at most one piece of bounded size)."""
+
+
+@dataclass(slots=True, eq=False)
+class Hotspot:
+    """A clickable area a part paints (a button, a "Show all" link): `rect` is relative to the part's top-left."""
+
+    rect: QRect
+    action: str
+    """What a click does: "decide" (this call), "decide_all" (every waiting call of the message), "show_all"."""
+    value: str = ""
+    """The decision for "decide" and "decide_all"."""
+    label: str = ""
+
+
+@dataclass
+class CardState:
+    """What the user did to tool cards that the model does not hold (by tool call id)."""
+
+    hover: tuple = ()
+    """(call id, action, value) of the button under the pointer."""
+    pressed: tuple = ()
+    sending: set[str] = field(default_factory=set)
+    """Calls whose decision was sent and is not back yet: their buttons are gone, so no call is decided twice."""
+    shown_whole: set[str] = field(default_factory=set)
+    """Cards whose long argument values are shown in full ("Show all")."""
+    images: OrderedDict[tuple[str, int], Any] = field(default_factory=OrderedDict)
+    """Decoded result thumbnails (QImage, or None for one that could not be shown), least recently used first."""
 
 
 @dataclass(slots=True)
@@ -34,6 +62,10 @@ class Part:
     documents: Documents = field(default_factory=list)
     """Documents measured for this part, kept so painting does not look them up again."""
     segment: Segment | None = None
+    hotspots: list[Hotspot] = field(default_factory=list)
+    """Clickable areas measured for this part (buttons on a tool card)."""
+    items: list[Any] = field(default_factory=list)
+    """What a painter laid out in `measure` for `paint` to draw (a tool card's sections)."""
 
     @property
     def block(self):
@@ -86,6 +118,7 @@ class PaintEnv:
     live: LiveDocuments = field(default_factory=LiveDocuments)
     clock: Callable[[], float] = time.time
     """Wall-clock seconds, as the models' timestamps are (tests pass a fake)."""
+    cards: CardState = field(default_factory=CardState)
 
     def cached(self, key: Hashable, width: int, build: Callable[[], Document], chars: int = 0) -> Document:
         """The document for `key` (content identity, not width), re-wrapped to `width` if needed:

@@ -1,22 +1,42 @@
-"""The tool-call card: name, live arguments, status badge, elapsed time; expands to capped arguments and result."""
+"""The tool-call card: name and server, live arguments, status badge, elapsed time, how it was approved; expands to
+capped arguments, preview, result, images and links; a call waiting for approval shows its decision buttons."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
 
-from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QImageReader, QPainter, QTextDocument
 
 from desktop_copilot.core.models import ToolCallBlock
-from desktop_copilot.qt.transcript.parts.documents import documents_height, draw_documents, plain_document
 from desktop_copilot.qt.common.paint_helpers import badge_size, draw_badge, draw_chevron, fill_rounded, format_seconds
-from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter
 from desktop_copilot.qt.common.theme import TOOL_BADGES
+from desktop_copilot.qt.transcript.parts import approval
+from desktop_copilot.qt.transcript.parts.base import CardState, Hotspot, PaintEnv, Part, PartPainter
+from desktop_copilot.qt.transcript.parts.documents import documents_height, draw_documents, plain_document
 
 RESULT_CHARS = 6000
 """An expanded tool card shows at most this many characters of its arguments and of its result,"""
 RESULT_LINES = 80
 """... and at most this many lines of each, so an expanded card stays a few thousand pixels tall at most."""
+WHOLE_CHARS, WHOLE_LINES = 200_000, 4_000
+"""What "Show all" shows of the arguments at most (a card that tall is still painted only where it is on screen)."""
+PREVIEW_CHARS, PREVIEW_LINES = 40_000, 600
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_IMAGE_PIXELS = 4096 * 4096
+"""An image larger than this (decoded bytes, or pixels as its header claims) is not decoded at all."""
+THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT = 360, 480
+IMAGE_FORMATS = {"png", "jpeg", "jpg", "gif", "webp", "bmp"}
+MAX_IMAGES = 6
+THUMBNAILS_KEPT = 24
+BROKEN_IMAGE = "image could not be shown"
+_INVISIBLE = {"Cc", "Cf", "Zl", "Zp"}
+"""Control, format (bidi overrides, zero-width) and separator characters: not shown in a link line."""
 
 
 def tool_elapsed(block: ToolCallBlock, now: float) -> str:
@@ -26,17 +46,18 @@ def tool_elapsed(block: ToolCallBlock, now: float) -> str:
 
 
 def arguments_summary(block: ToolCallBlock) -> str:
-    """One line: the parsed arguments as compact JSON, or the partial JSON while it streams."""
-    if block.arguments:
-        return json.dumps(block.arguments, ensure_ascii=False)
+    """One line: the parsed arguments (those that run) as compact JSON, or the partial JSON while it streams."""
+    arguments = approval.arguments_to_run(block)
+    if arguments:
+        return json.dumps(arguments, ensure_ascii=False)
     return " ".join(block.partial_arguments.split()) or "{}"
 
 
-def capped(text: str) -> str:
-    """`text` cut to RESULT_CHARS characters and RESULT_LINES lines, saying how much was left out."""
-    cut = len(text) if len(text) <= RESULT_CHARS else RESULT_CHARS
+def capped(text: str, chars: int = RESULT_CHARS, lines: int = RESULT_LINES) -> str:
+    """`text` cut to `chars` characters and `lines` lines, saying how much was left out."""
+    cut = min(len(text), chars)
     line_end = -1
-    for _ in range(RESULT_LINES):
+    for _ in range(lines):
         line_end = text.find("\n", line_end + 1, cut)
         if line_end < 0:
             break
@@ -48,12 +69,107 @@ def capped(text: str) -> str:
     return f"{text[:cut]}\n… {rest.count(chr(10)) + 1:,} more lines, {len(rest):,} characters not shown (right-click the card to copy all)"
 
 
-def detail_sections(block: ToolCallBlock) -> list[tuple[str, str]]:
-    arguments = json.dumps(block.arguments, ensure_ascii=False, indent=2) if block.arguments else block.partial_arguments or "{}"
-    sections = [("Arguments", capped(arguments))]
-    if block.result is not None:
-        sections.append(("Error" if block.is_error else "Result", capped(block.result)))
-    return sections
+def arguments_text(block: ToolCallBlock, whole: bool) -> tuple[str, bool]:
+    """The arguments section: pretty JSON of the arguments that run, long values shortened unless `whole`; and
+    whether a "Show all" / "Show less" toggle applies."""
+    arguments = approval.arguments_to_run(block)
+    if not arguments:
+        return capped(block.partial_arguments or "{}"), False
+    short, cut = approval.shortened_json(arguments)
+    shown = capped(short)
+    toggles = cut or shown != short
+    if whole and toggles:
+        return capped(approval.shortened_json(arguments, whole=True)[0], WHOLE_CHARS, WHOLE_LINES), True
+    return shown, toggles
+
+
+def _clean(value: Any, limit: int = 300) -> str:
+    text = "".join(" " if unicodedata.category(c) in _INVISIBLE else c for c in str(value or "")[: limit * 2])
+    return " ".join(text.split())[:limit]
+
+
+def link_lines(block: ToolCallBlock) -> str:
+    """Resource links as plain text lines ("🔗 name — uri"): shown, never opened."""
+    lines = []
+    for part in block.result_parts:
+        if part.get("type") == "resource_link":
+            name, uri = _clean(part.get("name")), _clean(part.get("uri"), 1000)
+            lines.append(f"🔗 {name} — {uri}" if name and name != uri else f"🔗 {uri}")
+    return "\n".join(lines)
+
+
+def structured_text(block: ToolCallBlock) -> str:
+    """Structured content as pretty JSON, unless the text result already says the same."""
+    shown = []
+    for part in block.result_parts:
+        if part.get("type") != "structured" or "data" not in part:
+            continue
+        data, result = part["data"], block.result or ""
+        try:
+            if json.loads(result) == data:
+                continue
+        except ValueError:
+            pass
+        if json.dumps(data, ensure_ascii=False) in result or json.dumps(data, ensure_ascii=False, indent=2) in result:
+            continue
+        shown.append(json.dumps(data, ensure_ascii=False, indent=2))
+    return "\n".join(shown)
+
+
+def decode_thumbnail(data: Any) -> QImage | None:
+    """A result image decoded in memory (never from a file or the network) to at most THUMBNAIL_WIDTH × HEIGHT;
+    None when it is not a known image, too big, or broken."""
+    if not isinstance(data, str) or not data or len(data) > MAX_IMAGE_BYTES * 4 // 3 + 16:
+        return None
+    try:
+        raw = base64.b64decode(data)
+    except (ValueError, binascii.Error):
+        return None
+    if not raw or len(raw) > MAX_IMAGE_BYTES:
+        return None
+    buffer = QBuffer()
+    buffer.setData(QByteArray(raw))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    reader.setDecideFormatFromContent(True)
+    size = reader.size()
+    if bytes(reader.format().data()).decode("ascii", "replace").lower() not in IMAGE_FORMATS:
+        return None
+    if not size.isValid() or size.isEmpty() or size.width() * size.height() > MAX_IMAGE_PIXELS:
+        return None
+    reader.setScaledSize(size.scaled(QSize(min(THUMBNAIL_WIDTH, size.width()), min(THUMBNAIL_HEIGHT, size.height())),
+                                     Qt.AspectRatioMode.KeepAspectRatio))
+    image = reader.read()
+    return None if image.isNull() else image
+
+
+def result_images(block: ToolCallBlock, cards: CardState) -> list[QImage | None]:
+    """The thumbnails of the result's images (decoded once, a few kept), None for each that cannot be shown."""
+    images = []
+    for n, part in enumerate(p for p in block.result_parts if p.get("type") == "image"):
+        if n == MAX_IMAGES:
+            break
+        key = (block.id, n)
+        if key not in cards.images:
+            cards.images[key] = decode_thumbnail(part.get("data"))
+            while len(cards.images) > THUMBNAILS_KEPT:
+                cards.images.popitem(last=False)
+        cards.images.move_to_end(key)
+        images.append(cards.images[key])
+    return images
+
+
+@dataclass(slots=True)
+class CardItem:
+    """One thing an expanded card paints, placed by `measure` relative to the part's top-left."""
+
+    kind: str
+    """"label" (a section title), "box" (a document on a tinted box), "image" or "note" (small muted text)."""
+    rect: QRect
+    text: str = ""
+    document: QTextDocument | None = None
+    image: QImage | None = None
+    error: bool = False
 
 
 class ToolCard(PartPainter):
@@ -61,6 +177,7 @@ class ToolCard(PartPainter):
     INDENT = 18
     BOX_PAD = 8
     SECTION_GAP = 10
+    IMAGE_GAP = 8
 
     def _rows(self, env: PaintEnv) -> tuple[int, int, int]:
         """Heights of the header row, the arguments line and a section label."""
@@ -68,27 +185,82 @@ class ToolCard(PartPainter):
         header = max(QFontMetrics(env.theme.font("label")).height(), badge_height)
         return header, QFontMetrics(env.theme.font("mono")).height(), QFontMetrics(env.theme.font("small_bold")).height()
 
-    def _summary_height(self, env: PaintEnv) -> int:
-        header, line, _ = self._rows(env)
-        return self.PAD + header + 4 + line + self.PAD
+    def _summary_height(self, block: ToolCallBlock, env: PaintEnv) -> int:
+        header, line, label = self._rows(env)
+        decided = label + 4 if approval.decision_text(block)[0] else 0
+        return self.PAD + header + 4 + line + decided + self.PAD
 
-    def _documents(self, part: Part, env: PaintEnv, width: int) -> list[QTextDocument]:
-        theme, font = env.theme, env.theme.font("mono")
-        return [
-            env.cached(("tool", part.message.id, part.index, n, len(text)), width,
-                       lambda text=text: plain_document(text, width, theme, font), len(text))
-            for n, (_label, text) in enumerate(detail_sections(part.block))
-        ]
+    # --- measuring ---------------------------------------------------------------------
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
-        height = self._summary_height(env)
-        part.documents = []
-        if part.expanded:
-            label = self._rows(env)[2]
-            part.documents = self._documents(part, env, width - 2 * self.PAD - 2 * self.BOX_PAD)
-            for document in part.documents:
-                height += label + 4 + 2 * self.BOX_PAD + documents_height([document]) + self.SECTION_GAP
-        return height
+        block = part.block
+        waiting = approval.is_waiting(block)
+        part.expanded = part.expanded or waiting  # a waiting call is never hidden
+        part.items, part.hotspots, part.documents = [], [], []
+        top = self._summary_height(block, env)
+        if not part.expanded:
+            return top
+        inner = width - 2 * self.PAD
+        text, toggles = arguments_text(block, block.id in env.cards.shown_whole)
+        title = "Arguments (changed by a hook)" if approval.arguments_changed(block) else "Arguments"
+        top = self._section(part, env, top, inner, title, self._plain(part, env, "arguments", text, inner))
+        if toggles:
+            label = "Show less" if block.id in env.cards.shown_whole else "Show all"
+            link = QRect(self.PAD, top - self.SECTION_GAP + 2, QFontMetrics(env.theme.font("small_bold")).horizontalAdvance(label) + 4, self._rows(env)[2] + 4)
+            part.hotspots.append(Hotspot(link, "show_all", "", label))
+            top = link.bottom() + 1 + self.SECTION_GAP
+        if block.approval is not None and block.approval.preview:
+            preview = capped(block.approval.preview.rstrip("\n"), PREVIEW_CHARS, PREVIEW_LINES)
+            document = env.cached(("tool-preview", block.id, hash(preview)), inner - 2 * self.BOX_PAD,
+                                  lambda: approval.diff_document(preview, inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")), len(preview))
+            top = self._section(part, env, top, inner, "Preview", document)
+        if block.result is not None:
+            top = self._section(part, env, top, inner, "Error" if block.is_error else "Result",
+                                self._plain(part, env, "result", capped(block.result), inner), error=block.is_error)
+        top = self._images(part, env, top, inner)
+        for title, text in (("Structured result", capped(structured_text(block))), ("Links", link_lines(block))):
+            if text:
+                top = self._section(part, env, top, inner, title, self._plain(part, env, title, text, inner))
+        if waiting:
+            top = self._buttons(part, env, top, inner)
+        return top
+
+    def _plain(self, part: Part, env: PaintEnv, name: str, text: str, inner: int) -> QTextDocument:
+        width, theme, font = inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")
+        return env.cached(("tool", part.message.id, part.index, name, hash(text)), width,
+                          lambda: plain_document(text, width, theme, font), len(text))
+
+    def _section(self, part: Part, env: PaintEnv, top: int, inner: int, title: str, document: QTextDocument, error: bool = False) -> int:
+        label = self._rows(env)[2]
+        part.items.append(CardItem("label", QRect(self.PAD, top, inner, label), title.upper(), error=error))
+        box = QRect(self.PAD, top + label + 4, inner, documents_height([document]) + 2 * self.BOX_PAD)
+        part.items.append(CardItem("box", box, document=document, error=error))
+        part.documents.append(document)
+        return box.bottom() + 1 + self.SECTION_GAP
+
+    def _images(self, part: Part, env: PaintEnv, top: int, inner: int) -> int:
+        note = QFontMetrics(env.theme.font("small")).height()
+        for image in result_images(part.block, env.cards):
+            if image is None:
+                part.items.append(CardItem("note", QRect(self.PAD, top, inner, note), BROKEN_IMAGE))
+                top += note + self.IMAGE_GAP
+                continue
+            size = image.size().scaled(QSize(min(inner, image.width()), image.height()), Qt.AspectRatioMode.KeepAspectRatio)
+            part.items.append(CardItem("image", QRect(self.PAD, top, size.width(), size.height()), image=image))
+            top += size.height() + self.IMAGE_GAP
+        return top
+
+    def _buttons(self, part: Part, env: PaintEnv, top: int, inner: int) -> int:
+        block = part.block
+        if block.id in env.cards.sending:
+            height = approval.button_height(env.theme)
+            part.items.append(CardItem("note", QRect(self.PAD, top, inner, height), "Sending…"))
+        else:
+            hotspots, height = approval.lay_out_buttons(block, part.message, env, self.PAD, top, inner)
+            part.hotspots.extend(hotspots)
+        return top + height + self.PAD
+
+    # --- painting ----------------------------------------------------------------------
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
         theme, block = env.theme, part.block
@@ -98,37 +270,70 @@ class ToolCard(PartPainter):
         center_y = inner.top() + header // 2
         draw_chevron(painter, inner.left() + 5, center_y, part.expanded, theme.color("muted"))
         badge_left = draw_badge(painter, inner.right() + 1, center_y, TOOL_BADGES[block.status], theme.font("small_bold"))
+        if (risk := approval.risk_badge(block)) is not None:
+            badge_left = draw_badge(painter, badge_left - 6, center_y, risk, theme.font("small_bold"))
         elapsed = tool_elapsed(block, env.clock())
         elapsed_width = QFontMetrics(theme.font("small")).horizontalAdvance(elapsed) + 10 if elapsed else 0
         painter.setFont(theme.font("small"))
         painter.setPen(theme.color("muted"))
         painter.drawText(QRect(badge_left - elapsed_width, inner.top(), elapsed_width - 8, header), int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), elapsed)
-        name_rect = QRect(inner.left() + self.INDENT, inner.top(), badge_left - elapsed_width - inner.left() - self.INDENT - 8, header)
-        painter.setFont(theme.font("label"))
-        painter.setPen(theme.color("text"))
-        name = QFontMetrics(theme.font("label")).elidedText(block.name, Qt.TextElideMode.ElideRight, name_rect.width())
-        painter.drawText(name_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), name)
+        self._paint_name(painter, block, QRect(inner.left() + self.INDENT, inner.top(), badge_left - elapsed_width - inner.left() - self.INDENT - 8, header), env)
         args_rect = QRect(inner.left() + self.INDENT, inner.top() + header + 4, inner.width() - self.INDENT, line)
         mode = Qt.TextElideMode.ElideLeft if part.live and not block.arguments else Qt.TextElideMode.ElideRight
         painter.setFont(theme.font("mono"))
         painter.setPen(theme.color("muted"))
         summary = QFontMetrics(theme.font("mono")).elidedText(arguments_summary(block), mode, args_rect.width())
         painter.drawText(args_rect, int(Qt.AlignmentFlag.AlignVCenter), summary)
-        top = rect.top() + self._summary_height(env)
-        for (title, _text), document in zip(detail_sections(block), part.documents):
-            top = self._paint_section(painter, QRect(inner.left(), top, inner.width(), 0), title, document, env)
+        decided, refused = approval.decision_text(block)
+        if decided:
+            decided_rect = QRect(args_rect.left(), args_rect.bottom() + 5, args_rect.width(), label)
+            painter.setFont(theme.font("small_bold"))
+            painter.setPen(theme.color("error_text") if refused else theme.color("muted"))
+            painter.drawText(decided_rect, int(Qt.AlignmentFlag.AlignVCenter),
+                             QFontMetrics(theme.font("small_bold")).elidedText(decided, Qt.TextElideMode.ElideRight, decided_rect.width()))
+        for item in part.items:
+            self._paint_item(painter, item, item.rect.translated(rect.topLeft()), env)
+        for hotspot in part.hotspots:
+            draw = approval.draw_link if hotspot.action == "show_all" else approval.draw_button
+            draw(painter, hotspot, hotspot.rect.translated(rect.topLeft()), block.id, env)
 
-    def _paint_section(self, painter: QPainter, area: QRect, title: str, document: QTextDocument, env: PaintEnv) -> int:
-        theme, label = env.theme, self._rows(env)[2]
-        error = title == "Error"
-        painter.setFont(theme.font("small_bold"))
-        painter.setPen(theme.color("error_text") if error else theme.color("muted"))
-        painter.drawText(QRect(area.left(), area.top(), area.width(), label), int(Qt.AlignmentFlag.AlignVCenter), title.upper())
-        box = QRect(area.left(), area.top() + label + 4, area.width(), documents_height([document]) + 2 * self.BOX_PAD)
-        fill_rounded(painter, box, 6, QColor(theme.error_background) if error else theme.color("code_background"))
-        color = theme.color("error_text") if error else theme.color("text")
-        draw_documents(painter, [document], box.left() + self.BOX_PAD, box.top() + self.BOX_PAD, color)
-        return box.bottom() + 1 + self.SECTION_GAP
+    def _paint_name(self, painter: QPainter, block: ToolCallBlock, area: QRect, env: PaintEnv) -> None:
+        """The tool's name, then "from SERVER" in muted small text when an MCP server offers it."""
+        theme = env.theme
+        name_metrics, small = QFontMetrics(theme.font("label")), QFontMetrics(theme.font("small"))
+        origin = f"from {block.source}" if block.source else ""
+        origin_width = min(small.horizontalAdvance(origin) + 8, area.width() // 2) if origin else 0
+        name = name_metrics.elidedText(approval.shown_name(block), Qt.TextElideMode.ElideRight, area.width() - origin_width)
+        painter.setFont(theme.font("label"))
+        painter.setPen(theme.color("text"))
+        painter.drawText(area, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), name)
+        if origin:
+            left = area.left() + name_metrics.horizontalAdvance(name) + 8
+            painter.setFont(theme.font("small"))
+            painter.setPen(theme.color("muted"))
+            painter.drawText(QRect(left, area.top(), area.right() - left, area.height()), int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
+                             small.elidedText(origin, Qt.TextElideMode.ElideRight, area.right() - left))
+
+    def _paint_item(self, painter: QPainter, item: CardItem, area: QRect, env: PaintEnv) -> None:
+        theme = env.theme
+        if item.kind == "label":
+            painter.setFont(theme.font("small_bold"))
+            painter.setPen(theme.color("error_text") if item.error else theme.color("muted"))
+            painter.drawText(area, int(Qt.AlignmentFlag.AlignVCenter), item.text)
+        elif item.kind == "box":
+            fill_rounded(painter, area, 6, QColor(theme.error_background) if item.error else theme.color("code_background"))
+            color = theme.color("error_text") if item.error else theme.color("text")
+            draw_documents(painter, [item.document], area.left() + self.BOX_PAD, area.top() + self.BOX_PAD, color)
+        elif item.kind == "image":
+            painter.drawImage(area, item.image)
+            painter.setPen(theme.color("border"))
+            painter.drawRect(area.adjusted(0, 0, -1, -1))
+        else:
+            painter.setFont(theme.font("small"))
+            painter.setPen(theme.color("muted"))
+            painter.drawText(area, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), item.text)
 
     def toggle_rect(self, part: Part, rect: QRect, env: PaintEnv) -> QRect | None:
-        return QRect(rect.left(), rect.top(), rect.width(), self._summary_height(env))
+        if approval.is_waiting(part.block):
+            return None  # a waiting card stays open: its buttons must stay in sight
+        return QRect(rect.left(), rect.top(), rect.width(), self._summary_height(part.block, env))
