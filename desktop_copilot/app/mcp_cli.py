@@ -1,4 +1,4 @@
-"""`desktop-copilot mcp add|list|remove|import|enable|disable`: the MCP servers in mcp.json; secrets are never printed."""
+"""`desktop-copilot mcp add|list|login|remove|import|enable|disable`: the MCP servers in mcp.json; secrets are never printed."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ ADD_EPILOG = (
     "Put -- before the server's command when its arguments start with '-'."
 )
 TOOL_NAMES_SHOWN = 8
+LOGIN_TIMEOUT = 300.0
+SIGN_IN_NEEDED = "needs sign-in"
+"""How a ServerStatus.last_error starts when the server wants an OAuth sign-in (connection.describe_error)."""
 
 
 class UsageError(Exception):
@@ -33,7 +36,7 @@ class UsageError(Exception):
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("mcp", help="add, list, test, remove or import MCP servers (tool sources)")
+    parser = commands.add_parser("mcp", help="add, list, test, sign in to, remove or import MCP servers (tool sources)")
     parser.set_defaults(run=lambda _args: _usage(parser))
     actions = parser.add_subparsers(dest="mcp_command", metavar="ACTION")
 
@@ -48,6 +51,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     lister.add_argument("--no-connect", action="store_true", help="only read mcp.json; do not start or connect to the servers")
     lister.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS", help="how long to wait for each server (default 20)")
     lister.set_defaults(run=run_list)
+
+    login = actions.add_parser("login", help="sign in to a remote server through the browser (OAuth); the sign-in is kept in the keyring")
+    login.add_argument("name")
+    login.add_argument("--timeout", type=float, default=LOGIN_TIMEOUT, metavar="SECONDS",
+                       help=f"how long to wait for the sign-in in the browser (default {LOGIN_TIMEOUT:g})")
+    login.set_defaults(run=run_login)
 
     remover = actions.add_parser("remove", help="remove a server and delete its secrets from the keyring")
     remover.add_argument("name")
@@ -341,6 +350,8 @@ def _print_list(store: McpConfigFile, configs: list[McpServerConfig], statuses: 
         print(line)
         if error:
             print(f"  last error: {error}")
+        if needs_sign_in(config, statuses):
+            print(f"  sign in: desktop-copilot mcp login {config.name}  (opens the browser)")
     for name, reason in store.invalid.items():
         print()
         print(f"{name}  invalid  {reason}")
@@ -363,6 +374,7 @@ def _as_json(store: McpConfigFile, configs: list[McpServerConfig], statuses: dic
             "tool_count": len(tools),
             "tools": [{"name": tool.name, "title": tool.title, "risk": str(tool.risk)} for tool in tools],
             "last_error": error,
+            "needs_sign_in": needs_sign_in(config, statuses),
         })
     return {
         "file": str(store.path),
@@ -371,6 +383,12 @@ def _as_json(store: McpConfigFile, configs: list[McpServerConfig], statuses: dic
         "servers": servers,
         "invalid": [{"name": name, "reason": reason} for name, reason in store.invalid.items()],
     }
+
+
+def needs_sign_in(config: McpServerConfig, statuses: dict[str, Any]) -> bool:
+    status = statuses.get(config.name)
+    return (config.kind != "stdio" and status is not None and not isinstance(status, BaseException)
+            and status.last_error.startswith(SIGN_IN_NEEDED))
 
 
 def _secret_lines(config: McpServerConfig) -> list[str]:
@@ -390,6 +408,84 @@ def _shown(text: str) -> str:
     from desktop_copilot.core.redaction import redact
 
     return redact(text)
+
+
+# --- login -------------------------------------------------------------------------------------------------------
+
+
+def run_login(args: argparse.Namespace) -> int:
+    """Signs in through the browser: the manager's OAuth client opens it, a one-shot server on 127.0.0.1 takes the
+    redirect, the tokens go to the keyring, and the server is connected once to show that it works."""
+    import asyncio
+
+    from desktop_copilot.core.mcp.config_file import KeyringSecrets, McpConfigError, McpNameError
+
+    store = _config_file()
+    configs = {config.name: config for config in store.load()}
+    if args.name in store.invalid:
+        _error(f"the MCP server {args.name!r} cannot be used ({store.invalid[args.name]}); fix it in {store.path} first.")
+        return EXIT_FAILED
+    if store.problem and not configs:
+        _error(store.problem)
+        return EXIT_FAILED
+    config = configs.get(args.name)
+    if config is None:
+        known = ", ".join(configs) or "none"
+        return _failure(McpNameError(f"there is no MCP server named {args.name!r} in {store.path} (servers: {known}); "
+                                     "`desktop-copilot mcp list` shows them."))
+    if config.kind == "stdio":
+        _error(f"{args.name!r} is a local server (a command); only remote servers (added with --url) sign in.")
+        return EXIT_FAILED
+    if args.timeout <= 0:
+        _error("--timeout must be a number of seconds above 0.")
+        return EXIT_USAGE
+    secrets = store.secrets
+    if isinstance(secrets, KeyringSecrets) and not (status := secrets.status()).usable:
+        _error(f"no keyring to keep the sign-in in ({status.describe()}). Install and unlock a system keyring "
+               "(GNOME Keyring, KWallet, macOS Keychain or Windows Credential Manager) and try again.")
+        return EXIT_FAILED
+    minutes = f"{args.timeout / 60:g} minute{'s' if args.timeout != 60 else ''}" if args.timeout >= 60 else f"{args.timeout:g} s"
+    print(f"Signing in to {config.name} ({_shown(config.where)}): opening your browser; waiting up to {minutes} for the sign-in.",
+          flush=True)
+    try:
+        status, opened = asyncio.run(_login(store, config, args.timeout))
+    except (McpConfigError, RuntimeError, ValueError) as exc:
+        _error(f"could not sign in to {config.name}: {_shown(str(exc))}")
+        return EXIT_FAILED
+    if str(status.state) != "ready":
+        _error(f"could not sign in to {config.name}: {_shown(status.last_error) or status.state}")
+        return EXIT_FAILED
+    names = [tool.name for tool in status.tools]
+    shown = ", ".join(names[:TOOL_NAMES_SHOWN]) + (", …" if len(names) > TOOL_NAMES_SHOWN else "")
+    done = "Signed in to" if opened else "Already signed in to"
+    print(f"{done} {config.name}: ready, {len(names)} tool{'s' if len(names) != 1 else ''}" + (f" ({shown})." if names else "."))
+    print("The sign-in is kept in the system keyring (never in mcp.json); the app renews it by itself.")
+    if config.disabled:
+        print(f"{config.name} is disabled: `desktop-copilot mcp enable {config.name}` lets the app use it.")
+    return EXIT_OK
+
+
+async def _login(store: McpConfigFile, config: McpServerConfig, timeout: float) -> tuple[Any, bool]:
+    """(the ServerStatus after the sign-in, whether a browser was opened)."""
+    import asyncio
+
+    from desktop_copilot.core.mcp.manager import McpManager
+    from desktop_copilot.core.mcp.oauth import default_open_browser
+
+    opened: list[str] = []
+
+    def open_browser(url: str) -> None:
+        opened.append(url)
+        print(f"If no browser opens, open this address yourself:\n  {url}", flush=True)
+        default_open_browser(url)
+
+    quiet = config.model_copy(update={"disabled": True})  # loaded but not connected in the background: login connects it
+    manager = McpManager(lambda: [quiet], store.resolve_secret, open_browser=open_browser)
+    try:
+        manager.start()
+        return await manager.login(config.name, timeout), bool(opened)
+    finally:
+        await asyncio.to_thread(manager.stop)
 
 
 # --- remove, import, enable, disable --------------------------------------------------------------------------------

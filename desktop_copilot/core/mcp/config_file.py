@@ -350,13 +350,13 @@ class McpConfigFile:
         return saved
 
     def remove(self, name: str) -> RemovedServer:
-        """Removes the server from the file, then deletes its keyring entries."""
+        """Removes the server from the file, then deletes its keyring entries (its secrets and its OAuth sign-in)."""
         self._load_for_change()
         entry = self._find(name)
         del self._entries[name]
         self.invalid.pop(name, None)
         self.save()
-        entries = referenced_entries(name, entry)
+        entries = referenced_entries(name, entry) | self._stored_sign_in(name, entry)
         try:
             deleted = self._forget(name, entries, strict=True)
         except SecretStoreError as exc:
@@ -442,6 +442,18 @@ class McpConfigFile:
             known = ", ".join(self._entries) or "none"
             raise McpNameError(f"there is no MCP server named {name!r} in {self.path} (servers: {known}); `desktop-copilot mcp list` shows them.")
         return entry
+
+    def _stored_sign_in(self, name: str, entry: dict[str, Any] | McpServerConfig) -> set[str]:
+        """The keyring entries of a remote server's OAuth sign-in (tokens, registered client) that exist."""
+        from desktop_copilot.core.mcp.oauth import client_entry, tokens_entry
+
+        remote = entry.url if isinstance(entry, McpServerConfig) else any(key in entry for key in ("url", "serverUrl"))
+        if not remote:
+            return set()
+        try:
+            return {found for found in (tokens_entry(name), client_entry(name)) if self.secrets.get(found) is not None}
+        except SecretStoreError:  # no usable keyring: no sign-in can be kept in it either
+            return set()
 
     def _forget(self, name: str, entries: set[str], *, strict: bool = False) -> int:
         """Deletes keyring entries no longer referenced; failures are logged (or raised when `strict`)."""

@@ -38,6 +38,10 @@ class NeedsSignIn(Exception):
     """The remote server wants an OAuth sign-in that this connection may not start (no browser allowed)."""
 
 
+class SignInTimedOut(TimeoutError):
+    """The browser sign-in did not come back to the local callback in time."""
+
+
 def _leaves(exc: BaseException) -> list[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
@@ -58,10 +62,16 @@ def find_error(exc: BaseException, kind: type[BaseException]) -> BaseException |
 def describe_error(exc: BaseException, config: McpServerConfig, timeout: float = CONNECT_TIMEOUT) -> str:
     """A short sentence for `last_error` and ToolErrors: what went wrong, without secrets."""
     import httpx2
+    from mcp.client.auth import OAuthFlowError
     from mcp.shared.exceptions import MCPError
 
     if find_error(exc, NeedsSignIn) is not None:
         return f"needs sign-in: run desktop-copilot mcp login {config.name}"
+    if (timed_out := find_error(exc, SignInTimedOut)) is not None:
+        return str(timed_out)
+    if (refused := find_error(exc, OAuthFlowError)) is not None:
+        text = redact(" ".join(f"sign-in failed: {refused}".split()))
+        return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
     leaves = [leaf for leaf in _leaves(exc) if not isinstance(leaf, asyncio.CancelledError)] or _leaves(exc)
     leaf = leaves[0]
     if isinstance(leaf, FileNotFoundError):
@@ -321,6 +331,9 @@ class McpConnection:
         return 0
 
     def _raise_if_sign_in_needed(self) -> None:
+        """A Bearer 401 means "sign in" when no OAuth provider took part (with one, its own error says more)."""
+        if self._auth is not None:
+            return
         for _, status, challenge in self._statuses:
             if status == 401 and challenge.lower().startswith("bearer"):
                 raise NeedsSignIn(self.config.name)

@@ -228,8 +228,8 @@ class McpManager(ToolProvider):
     def stop(self, timeout: float = 5.0) -> None:
         """Close every session and stop every server process, then end the thread (blocking; call at exit)."""
         with self._lock:
-            loop, thread, self._stopped = self._loop, self._thread, True
-        if loop is None or thread is None:
+            loop, thread, already, self._stopped = self._loop, self._thread, self._stopped, True
+        if loop is None or thread is None or already:  # a second stop() has nothing to do
             return
         future = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
         try:
@@ -456,7 +456,7 @@ class McpManager(ToolProvider):
         try:
             auth = oauth_provider(slot.config.url or "", storage, callback.redirect_uri, open_browser=self._open_browser,
                                   callback=callback, sign_in_timeout=timeout)
-            saved, self.connect_timeout = self.connect_timeout, max(self.connect_timeout, timeout)
+            saved, self.connect_timeout = self.connect_timeout, self.connect_timeout + timeout  # the sign-in's wait runs out first
             try:
                 slot.task = asyncio.get_running_loop().create_task(self._connect(slot, auth))
                 await slot.task

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import html
+import json
 import logging
+import threading
+import time
 import webbrowser
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from desktop_copilot.core.mcp.connection import NeedsSignIn
+from desktop_copilot.core.mcp.connection import NeedsSignIn, SignInTimedOut
+from desktop_copilot.core.secrets import Secret
 
 log = logging.getLogger(__name__)
 
@@ -21,10 +26,21 @@ SetEntry = Callable[[str, str], None]
 DeleteEntry = Callable[[str], None]
 
 CALLBACK_PATH = "/callback"
+EXPIRES_AT = "desktop_copilot_expires_at"
+"""Added to the stored tokens: when the access token expires (the SDK keeps it only in memory)."""
 SIGN_IN_TIMEOUT = 300.0
+REFRESH_MARGIN = 30.0
 _MAX_REQUEST = 16 * 1024
 _PAGE = ("<!doctype html><meta charset=utf-8><title>Desktop Copilot</title>"
          "<body style='font-family:sans-serif;margin:3em'><h2>{title}</h2><p>{text}</p></body>")
+
+
+def _register_secrets(model: Any) -> None:
+    """Tokens and a client secret are registered for log redaction, like any key."""
+    for name in ("access_token", "refresh_token", "client_secret"):
+        value = getattr(model, name, None)
+        if isinstance(value, str) and value:
+            Secret(value)
 
 
 def tokens_entry(server: str) -> str:
@@ -33,6 +49,10 @@ def tokens_entry(server: str) -> str:
 
 def client_entry(server: str) -> str:
     return f"mcp/{server}/oauth/client"
+
+
+class NoKeyring(RuntimeError):
+    """There is no usable system keyring, so an OAuth sign-in cannot be kept."""
 
 
 class KeyringTokenStorage:
@@ -50,10 +70,15 @@ class KeyringTokenStorage:
         if not raw:
             return None
         try:
-            return model.model_validate_json(raw)
+            data = json.loads(raw)
+            if isinstance(data, dict):
+                data.pop(EXPIRES_AT, None)
+            found = model.model_validate(data)
         except ValueError:
             log.warning("ignoring an unreadable keyring entry %s", entry)
             return None
+        _register_secrets(found)
+        return found
 
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
@@ -61,7 +86,21 @@ class KeyringTokenStorage:
         return self._load(tokens_entry(self.server), OAuthToken)
 
     async def set_tokens(self, tokens: Any) -> None:
-        self._set(tokens_entry(self.server), tokens.model_dump_json(exclude_none=True))
+        """Kept with the moment the access token expires, which `expires_in` alone loses across a restart."""
+        _register_secrets(tokens)
+        data = json.loads(tokens.model_dump_json(exclude_none=True))
+        if tokens.expires_in is not None:
+            data[EXPIRES_AT] = time.time() + int(tokens.expires_in)
+        self._set(tokens_entry(self.server), json.dumps(data))
+
+    def token_expiry(self) -> float | None:
+        """When the stored access token expires (seconds since the epoch), None if unknown or never."""
+        try:
+            data = json.loads(self._get(tokens_entry(self.server)) or "null")
+            value = data.get(EXPIRES_AT) if isinstance(data, dict) else None
+            return float(value) if isinstance(value, int | float) else None
+        except (ValueError, TypeError):
+            return None
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
@@ -69,6 +108,7 @@ class KeyringTokenStorage:
         return self._load(client_entry(self.server), OAuthClientInformationFull)
 
     async def set_client_info(self, client_info: Any) -> None:
+        _register_secrets(client_info)
         self._set(client_entry(self.server), client_info.model_dump_json(exclude_none=True))
 
     def has_tokens(self) -> bool:
@@ -85,11 +125,20 @@ class KeyringTokenStorage:
 
 
 def keyring_token_storage(server: str) -> KeyringTokenStorage:
-    """Storage in the app's keyring service (the backend the rest of the app uses)."""
+    """Storage in the app's keyring service, in the backend the rest of the app uses and only if the app accepts it
+    (never keyring's plain-file or null backends): NoKeyring otherwise."""
     from desktop_copilot.core import keyring_store
+    from desktop_copilot.core.keyring_backends import open_backend
+
+    opened: list[Any] = []
 
     def backend() -> Any:
-        return keyring_store.default_backend()
+        if not opened:
+            found, status = open_backend(keyring_store.default_backend(), keyring_store.SERVICE)
+            if found is None:
+                raise NoKeyring(f"no keyring to keep the sign-in in ({status.problem})")
+            opened.append(found)
+        return opened[0]
 
     return KeyringTokenStorage(
         server,
@@ -124,9 +173,12 @@ class LoopbackCallback:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def wait(self, timeout: float = SIGN_IN_TIMEOUT) -> Any:
-        """The AuthorizationCodeResult from the redirect (OAuthFlowError if the server refused, TimeoutError)."""
+        """The AuthorizationCodeResult from the redirect (OAuthFlowError if the server refused, SignInTimedOut)."""
         assert self._result is not None
-        return await asyncio.wait_for(asyncio.shield(self._result), timeout)
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._result), timeout)
+        except TimeoutError:
+            raise SignInTimedOut(f"the sign-in in the browser did not finish within {timeout:g} s; try again") from None
 
     async def close(self) -> None:
         if self._server is not None:
@@ -182,7 +234,6 @@ def oauth_provider(server_url: str, storage: KeyringTokenStorage, redirect_uri: 
                    sign_in_timeout: float = SIGN_IN_TIMEOUT) -> Any:
     """The SDK's OAuthClientProvider. Without `open_browser` and `callback` it only uses and refreshes stored
     tokens: a sign-in it would need raises NeedsSignIn (a background connect never opens a browser)."""
-    from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
     async def redirect(url: str) -> None:
@@ -205,8 +256,51 @@ def oauth_provider(server_url: str, storage: KeyringTokenStorage, redirect_uri: 
         response_types=["code"],
         token_endpoint_auth_method="none",
     )
-    return OAuthClientProvider(server_url, metadata, storage, redirect_handler=redirect, callback_handler=wait_for_code)
+    return _provider_class()(server_url, metadata, storage, redirect_handler=redirect, callback_handler=wait_for_code)
+
+
+@functools.cache
+def _provider_class() -> type:
+    from mcp.client.auth import OAuthClientProvider
+
+    class KeyringOAuthProvider(OAuthClientProvider):
+        """The SDK's provider, which forgets when stored tokens expire: it would send an expired access token, take the
+        401 for a sign-in and never refresh. This one restores the expiry kept with the tokens, and refreshes a little
+        before the expiry (the SDK's own check has no margin, so a token could expire on its way to the server)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.context.update_token_expiry = self._update_token_expiry  # type: ignore[method-assign]
+
+        def _update_token_expiry(self, token: Any) -> None:
+            seconds = None if token.expires_in is None else int(token.expires_in)
+            self.context.token_expiry_time = None if seconds is None else time.time() + seconds - _margin(seconds)
+
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            storage, tokens = self.context.storage, self.context.current_tokens
+            if tokens is not None and isinstance(storage, KeyringTokenStorage):
+                expiry = storage.token_expiry()
+                seconds = int(tokens.expires_in) if tokens.expires_in is not None else 0
+                self.context.token_expiry_time = None if expiry is None else expiry - _margin(seconds)
+
+    return KeyringOAuthProvider
+
+
+def _margin(lifetime: float) -> float:
+    """How long before its expiry an access token is refreshed: a tenth of its lifetime, at most REFRESH_MARGIN."""
+    return min(REFRESH_MARGIN, max(lifetime, 0) / 10)
 
 
 def default_open_browser(url: str) -> None:
-    webbrowser.open(url)
+    """Opens the system browser on a thread of its own: some browsers (a BROWSER command, a text browser) only return
+    when they are closed, and the callback server on the MCP loop must stay free to take the redirect meanwhile."""
+
+    def open_it() -> None:
+        try:
+            if not webbrowser.open(url):
+                log.warning("no browser could be opened for the sign-in; open the address shown by the app")
+        except Exception as exc:  # noqa: BLE001 - the address is shown, so the user can still sign in
+            log.warning("opening the browser failed: %s", type(exc).__name__)
+
+    threading.Thread(target=open_it, name="open-browser", daemon=True).start()

@@ -1,5 +1,6 @@
 """Settings ▸ MCP servers: the servers in mcp.json with their live state (the manager tells the page from its own
-thread), Test (a separate connection that lists the tools and their risks), Restart, Remove, Add server and Import.
+thread), Sign in… (OAuth through the browser), Test (a separate connection that lists the tools and their risks),
+Restart, Remove, Add server and Import.
 Changes go to mcp.json (secrets to the keyring) at once, off the GUI thread, and the manager reloads in the background."""
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from desktop_copilot.qt.settings.styles import set_kind
 log = logging.getLogger(__name__)
 
 TEST_TIMEOUT = 20.0
+SIGN_IN_TIMEOUT = 300.0
 ABOUT = ("Each server's tools are offered to Claude while it runs. Read-only tools run without asking; the others ask "
          "first. Values of environment variables and headers are kept in the system keyring.")
 EMPTY = "No MCP servers yet. Add one, or import the servers of Claude Desktop (claude_desktop_config.json)."
@@ -111,6 +113,8 @@ class McpPage(QWidget):
     def _make_row(self, config: McpServerConfig) -> ServerRow:
         row = ServerRow(config)
         row.test_button.setEnabled(self.manager is not None)
+        row.sign_in_button.setEnabled(self.manager is not None)
+        row.sign_in_button.clicked.connect(lambda: self.start_sign_in(config.name))
         row.test_button.clicked.connect(lambda: self.start_test(config.name))
         row.restart_button.clicked.connect(lambda: self.tasks.start(self.restart(config.name)))
         row.remove_button.clicked.connect(lambda: self.ask_remove(config.name))
@@ -146,6 +150,35 @@ class McpPage(QWidget):
                 row.set_testing(False)
         if shiboken6.isValid(row):
             row.show_test(status)
+        return status
+
+    def start_sign_in(self, name: str):
+        """Sign in… pressed: the row waits for the browser; the manager opens it and takes the redirect on its thread."""
+        self.rows[name].set_signing_in(True)
+        return self.tasks.start(self.sign_in(name))
+
+    async def sign_in(self, name: str):
+        """Signs in to the server through the browser (OAuth), keeps the sign-in in the keyring and connects; the
+        ServerStatus (None when the manager could not try)."""
+        row = self.rows[name]
+        row.set_signing_in(True)
+        status, problem = None, ""
+        try:
+            status = await self.manager.login(name, timeout=SIGN_IN_TIMEOUT)
+        except KeyError:
+            problem = f"{name} is not running in this session yet; try again in a moment."
+        except (ValueError, RuntimeError) as exc:
+            problem = str(exc)
+        finally:
+            if shiboken6.isValid(row):
+                row.set_signing_in(False)
+        if not shiboken6.isValid(row):
+            return status
+        if status is None:
+            row.show_result(f"Could not sign in: {problem}", "error")
+        else:
+            row.show_sign_in(status)
+            self.show_statuses()
         return status
 
     async def restart(self, name: str) -> None:

@@ -1,5 +1,6 @@
 """The widgets of Settings ▸ MCP servers: a server's row (name, kind, command line or URL, live state, tools, last
-error, Test / Restart / Remove) and the Add server form (a local command or a remote URL), with its checks."""
+error, Sign in… for remote servers that want an OAuth sign-in, Test / Restart / Remove) and the Add server form (a local
+command or a remote URL), with its checks."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ STATES = {"disabled": ("Disabled", "off"), "starting": ("Starting…", "off"), "
           "failed": ("Failed", "needs_key"), "stopped": ("Stopped", "off")}
 """ServerState value -> (the pill's text, its style kind)."""
 KEYRING_NOTE = "Values are stored in the system keyring, not in mcp.json."
+SIGN_IN_NEEDED = "needs sign-in"
+"""How a ServerStatus.last_error starts when the server wants an OAuth sign-in (core/mcp/connection.describe_error)."""
+WAITING_FOR_BROWSER = "Waiting for the browser… Finish signing in there; this waits up to 5 minutes."
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LABEL_WIDTH = 110
 
@@ -122,6 +126,11 @@ class ServerRow(QFrame):
         self.result.hide()
         self.tools = ToolList()
         self.tools.hide()
+        self.sign_in_button = QPushButton("Sign in…", objectName="signInServer")
+        self.sign_in_button.setToolTip("Opens your browser to sign in to this server (OAuth); the sign-in is kept in the system keyring")
+        self.sign_in_button.setAccessibleName(f"Sign in to {config.name}")
+        self.sign_in_button.hide()
+        self._signing_in = False
         self.test_button = QPushButton("Test")
         self.test_button.setToolTip("Connects to the server once, apart from the running one, and lists its tools")
         self.restart_button = QPushButton("Restart")
@@ -133,7 +142,7 @@ class ServerRow(QFrame):
         for widget in (self.name, self.kind, self.state, self.count):
             head.addWidget(widget)
         head.addStretch(1)
-        for button in (self.test_button, self.restart_button, self.remove_button):
+        for button in (self.sign_in_button, self.test_button, self.restart_button, self.remove_button):
             head.addWidget(button)
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 12, 16, 12)
@@ -147,6 +156,7 @@ class ServerRow(QFrame):
 
     def set_status(self, status) -> None:
         """The manager's ServerStatus for this server (None: no manager, or not known to it yet)."""
+        self.sign_in_button.setVisible(self.wants_sign_in(status))
         if status is None:
             self.state.setText("Disabled" if self.config.disabled else "Not running")
             set_kind(self.state, "off")
@@ -164,6 +174,27 @@ class ServerRow(QFrame):
         self.error.setVisible(bool(status.last_error))
         if str(status.state) == "ready" and status.tools and not self.tools.rows:
             self.tools.show_tools(status.tools)
+
+    def wants_sign_in(self, status) -> bool:
+        """A remote server marked for OAuth, or one whose last connect was refused for want of a sign-in."""
+        if self.config.kind == "stdio":
+            return False
+        return self.config.oauth or self._signing_in or (status is not None and status.last_error.startswith(SIGN_IN_NEEDED))
+
+    def set_signing_in(self, busy: bool) -> None:
+        self._signing_in = busy
+        self.sign_in_button.setEnabled(not busy)
+        if busy:
+            self.sign_in_button.show()
+            self.show_result(WAITING_FOR_BROWSER, "busy")
+
+    def show_sign_in(self, status) -> None:
+        """How a sign-in ended: connected with its tools, or why not."""
+        if str(status.state) == "ready":
+            self.show_result(f"✓ Signed in — {tool_count(len(status.tools))}", "ok")
+            self.tools.show_tools(status.tools)
+        else:
+            self.show_result(f"Could not sign in: {status.last_error or str(status.state)}", "error")
 
     def set_testing(self, busy: bool) -> None:
         self.test_button.setEnabled(not busy)

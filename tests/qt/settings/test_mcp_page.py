@@ -296,3 +296,74 @@ def test_a_server_added_here_starts_with_its_secret_and_removing_it_stops_it(qtb
     confirm(page.confirm_box)
     wait_idle(qtbot, page, 30000)
     assert page.rows == {} and manager.statuses() == [] and servers_in(config) == {}
+
+
+# --- Sign in… with the OAuth-protected demo server --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def oauth_server():
+    from tests.support.mcp_servers.oauth_server import OAuthDemoServer
+
+    with OAuthDemoServer(access_seconds=60) as server:
+        yield server
+
+
+@pytest.fixture
+def signing_manager(config, keyring, monkeypatch):
+    """A real McpManager whose OAuth tokens go to the test's keyring and whose browser is the fake one."""
+    from desktop_copilot.core.mcp.manager import McpManager
+    from tests.support.mcp_servers.oauth_server import FakeBrowser
+    from tests.support.memory_keyring import use_memory_keyring
+
+    use_memory_keyring(monkeypatch, keyring)
+    browser = FakeBrowser()
+    running = McpManager(config.configs, config.resolve_secret, open_browser=browser, connect_timeout=20.0)
+    running.browser = browser
+    yield running
+    running.stop()
+
+
+def test_sign_in_waits_for_the_browser_then_connects_and_keeps_the_tokens_in_the_keyring(
+        qtbot, make_page, config, config_dir, keyring, oauth_server, signing_manager):
+    from desktop_copilot.core.mcp.oauth import tokens_entry
+
+    config.add(McpServerConfig(name="secure", url=oauth_server.url))  # not marked oauth: the 401 tells
+    config.add(demo_config("local"))
+    page = make_page(config, signing_manager)
+    secure, local = page.rows["secure"], page.rows["local"]
+    assert secure.sign_in_button.isHidden()  # nothing says it needs a sign-in yet
+    signing_manager.start()
+    qtbot.waitUntil(lambda: secure.state.text() == "Failed" and local.state.text() == "Ready", timeout=30000)
+    assert secure.error.text() == "Last error: needs sign-in: run desktop-copilot mcp login secure"
+    assert secure.sign_in_button.isVisible() and local.sign_in_button.isHidden()
+    assert signing_manager.browser.opened == []  # starting never opens a browser
+
+    secure.sign_in_button.click()
+    assert secure.result.text().startswith("Waiting for the browser…") and not secure.sign_in_button.isEnabled()
+    qtbot.waitUntil(lambda: secure.result.text().startswith("✓ Signed in"), timeout=30000)
+    tools = signing_manager.status("secure").tools
+    assert secure.result.text() == f"✓ Signed in — {len(tools)} tools" and secure.result.property("kind") == "ok"
+    assert secure.state.text() == "Ready" and secure.error.isHidden() and secure.sign_in_button.isHidden()
+    assert secure.tools.risks()["read_note"] == "Read-only"
+    assert len(signing_manager.browser.opened) == 1
+    tokens = json.loads(keyring.entries[("desktop-copilot", tokens_entry("secure"))])
+    assert files_containing(config_dir, tokens["access_token"]) == [] and files_containing(config_dir, tokens["refresh_token"]) == []
+    assert call(qtbot, signing_manager, "secure", "read_note", {"name": "todo"}) == "Buy milk."
+
+
+def test_an_oauth_server_offers_sign_in_and_a_refusal_is_shown(qtbot, make_page, config, signing_manager):
+    from tests.support.mcp_servers.oauth_server import OAuthDemoServer
+
+    with OAuthDemoServer(refuse_sign_in=True) as server:
+        config.add(McpServerConfig(name="secure", url=server.url, oauth=True))
+        page = make_page(config, signing_manager)
+        row = page.rows["secure"]
+        assert row.sign_in_button.isVisible()  # marked oauth: offered before any connect
+        signing_manager.start()
+        qtbot.waitUntil(lambda: row.state.text() == "Failed", timeout=30000)
+        row.sign_in_button.click()
+        qtbot.waitUntil(lambda: row.result.text().startswith("Could not sign in: "), timeout=30000)
+    assert row.result.text() == "Could not sign in: sign-in failed: the sign-in was refused: the demo server refuses every sign-in"
+    assert row.result.property("kind") == "error" and row.sign_in_button.isEnabled() and row.sign_in_button.isVisible()
+    assert "Sign-in failed" in signing_manager.browser.landed[0][2]
