@@ -1,45 +1,170 @@
-"""Child of startup.py: shows a bare QMainWindow or the real app, prints one JSON line when the first frame is painted, exits."""
+"""Child of startup.py: shows a bare QMainWindow or the real app, measures the first painted frame, optionally waits
+for the MCP servers and sits idle, then prints one JSON line and exits.
 
+Run: _startup_child.py bare|copilot STARTED_EPOCH [IDLE_S] [EXPECTED_MCP_SERVERS]
+"""
+
+import os
 import sys
 import time
 
+READY_TIMEOUT_S = 60.0
+POLL_MS = 50
+IDLE_TAIL_S = 2.0
 
-def peak_rss_mb() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
+
+def proc_status(pid: int | str, field: str) -> float:
+    """A `kB` field of /proc/PID/status (VmRSS, VmHWM) in MB; NaN if the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return float("nan")
+
+
+def pss_mb(pid: int | str) -> float:
+    """Proportional set size (shared pages divided among the processes sharing them), in MB."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below `root` (children, grandchildren, ...), from the ppid field of /proc/*/stat."""
+    parent_of: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent_of[int(entry)] = int(fields[1])
+    found, frontier = [], {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parent_of.items() if ppid in frontier}
+        found.extend(sorted(frontier))
+    return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as raw:
+            return raw.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def mcp_statuses(runtime) -> list[dict] | None:
+    """The MCP servers' states as the app sees them (None: this checkout has no MCP support, or it has not started)."""
+    manager = getattr(runtime, "mcp", None)
+    if manager is None:
+        return None
+    return [{"name": s.name, "state": str(s.state), "tools": len(s.tools), "last_error": s.last_error} for s in manager.statuses()]
 
 
 def main() -> None:
     mode, started = sys.argv[1], float(sys.argv[2])
+    idle_s = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+    expected_servers = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication, QMainWindow
 
     app = QApplication([sys.argv[0]])  # the app's gui.main() reuses QApplication.instance()
+    result: dict = {"mode": mode}
+
+    def finish(window, exit_code: int = 0) -> None:
+        import json  # here, not at the top: the bare window's time stays what it was
+
+        print(json.dumps(result), flush=True)
+        if exit_code:
+            os._exit(exit_code)  # the servers' states are printed; do not hang in shutdown
+        window.close()
+        if mode == "bare":
+            app.quit()
 
     class FirstFrame(QObject):
-        """On the first Paint of a QMainWindow, wait for the rest of that paint pass, then report and close."""
+        """On the first Paint of a QMainWindow, wait for the rest of that paint pass, record, then wait and idle."""
 
         seen = False
 
-        def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt name
+        def eventFilter(self, watched, event) -> bool:  # Qt's name
             if not self.seen and event.type() == QEvent.Type.Paint and isinstance(watched, QMainWindow):
                 self.seen = True
-                QTimer.singleShot(0, lambda: self.report(watched))
+                QTimer.singleShot(0, lambda: self.first_frame(watched))
             return False
 
-        def report(self, window) -> None:
-            print(
-                '{"mode": "%s", "shown_s": %.4f, "cpu_s": %.4f, "peak_rss_mb": %.1f, "anthropic_imported": %s}'
-                % (mode, time.time() - started, time.process_time(), peak_rss_mb(),
-                   "true" if "anthropic" in sys.modules else "false"),
-                flush=True,
+        def first_frame(self, window) -> None:
+            result.update(
+                shown_s=time.time() - started, cpu_s=time.process_time(), peak_rss_mb=proc_status("self", "VmHWM"),
+                anthropic_imported="anthropic" in sys.modules,
+                threads_at_frame=len(os.listdir("/proc/self/task")), mcp_sdk_at_frame="mcp" in sys.modules,
             )
-            window.close()
-            if mode == "bare":
-                app.quit()
+            if mode != "bare":
+                import desktop_copilot
+
+                result["package"] = desktop_copilot.__file__  # the parent checks which checkout ran
+            if idle_s <= 0:
+                finish(window)
+                return
+            self.window, self.deadline = window, time.monotonic() + READY_TIMEOUT_S
+            self.wait_ready()
+
+        def wait_ready(self) -> None:
+            window = self.window
+            statuses = mcp_statuses(window.controller.session.runtime) if mode != "bare" else None
+            result["mcp"] = statuses
+            states = [s["state"] for s in statuses or ()]
+            if expected_servers:
+                if states.count("ready") == expected_servers:
+                    result["ready_s"] = time.time() - started
+                elif "failed" in states or len(states) > expected_servers or time.monotonic() > self.deadline:
+                    result["error"] = f"expected {expected_servers} MCP servers ready, got {statuses}"
+                    finish(window, exit_code=3)
+                    return
+                else:
+                    QTimer.singleShot(POLL_MS, self.wait_ready)
+                    return
+            self.idle_cpu_from = time.process_time()
+            tail_s = min(IDLE_TAIL_S, idle_s / 2)
+            QTimer.singleShot(int((idle_s - tail_s) * 1000), self.mark_tail)
+            QTimer.singleShot(int(idle_s * 1000), self.measure_idle)
+
+        def mark_tail(self) -> None:
+            self.tail_from = (time.monotonic(), time.process_time())
+
+        def measure_idle(self) -> None:
+            window = self.window
+            result["idle_cpu_ms"] = (time.process_time() - self.idle_cpu_from) * 1e3
+            wall, cpu = self.tail_from
+            result["tail_cpu_pct"] = (time.process_time() - cpu) / (time.monotonic() - wall) * 100  # the app truly idle?
+            result["imported_at_idle"] = [name for name in ("anthropic", "mcp") if name in sys.modules]
+            result["idle_rss_mb"] = proc_status("self", "VmRSS")
+            result["idle_pss_mb"] = pss_mb("self")
+            result["peak_rss_end_mb"] = proc_status("self", "VmHWM")
+            children = descendants(os.getpid())
+            result["children"] = [{"pid": pid, "cmd": cmdline(pid)[-120:], "rss_mb": proc_status(pid, "VmRSS"), "pss_mb": pss_mb(pid)}
+                                  for pid in children]
+            result["children_rss_mb"] = sum(c["rss_mb"] for c in result["children"])
+            result["children_pss_mb"] = sum(c["pss_mb"] for c in result["children"])
+            result["threads"] = len(os.listdir("/proc/self/task"))
+            if mode != "bare":
+                result["mcp"] = mcp_statuses(window.controller.session.runtime)  # still ready after the idle time?
+                states = [s["state"] for s in result["mcp"] or ()]
+                if expected_servers and states.count("ready") != expected_servers:
+                    result["error"] = f"MCP servers no longer all ready after {idle_s} s idle: {result['mcp']}"
+                    finish(window, exit_code=3)
+                    return
+            finish(window)
 
     first_frame = FirstFrame()
     app.installEventFilter(first_frame)

@@ -57,6 +57,10 @@ def create_main_window(runtime: Runtime, store: Store | None, conversation: Conv
     return window
 
 
+MCP_START_DELAY_MS = 300
+"""The MCP servers start this long after the window shows, so their thread's SDK import (about 2 s of CPU) does not
+compete with the first paint."""
+
 PROVIDER_MODULES = {"anthropic": "anthropic", "chat_completions": "openai", "gemini": "httpx", "ollama": "httpx"}
 """What a provider of each wire format imports on its first request (its SDK, or httpx)."""
 
@@ -175,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.show()
             start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
             QTimer.singleShot(WARM_IMPORT_DELAY_MS, lambda: _warm_provider_import(runtime))
-            QTimer.singleShot(0, lambda: _start_mcp_servers(window, runtime))
+            QTimer.singleShot(MCP_START_DELAY_MS, lambda: _start_mcp_servers(window, runtime))
             if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
                 QTimer.singleShot(500, window.close)
             run_until_closed(window, loop)

@@ -5,25 +5,33 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QHBoxLayout, QLineEdit, QListWidget, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
+    QDialog,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
 )
-from pydantic import ValidationError
 
 from desktop_copilot.core.bootstrap import apply_settings, effective_config
 from desktop_copilot.core.keyring_store import KeyStoreError
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks
+from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.settings.keys_page import KeysPage
 from desktop_copilot.qt.settings.mcp_page import McpPage
 from desktop_copilot.qt.settings.models_page import ModelsPage
-from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.permissions_page import PermissionsPage
 from desktop_copilot.qt.settings.providers_page import ProvidersPage
 from desktop_copilot.qt.settings.styles import set_kind, settings_style_sheet
-from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.settings.tools_page import ToolsPage
 
 log = logging.getLogger(__name__)

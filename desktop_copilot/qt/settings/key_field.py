@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButto
 
 from desktop_copilot.core.secrets import FoundKey, KeySpec
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.settings.styles import set_kind
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.settings.styles import set_kind
 
 LINK_COLOR = DEFAULT_THEME.accent
 ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)

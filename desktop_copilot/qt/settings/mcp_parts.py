@@ -9,16 +9,29 @@ import shlex
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QDialog, QFormLayout, QFrame, QGridLayout, QHBoxLayout, QLineEdit, QPlainTextEdit,
-    QPushButton, QRadioButton, QStackedWidget, QVBoxLayout, QWidget,
+    QButtonGroup,
+    QCheckBox,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from desktop_copilot.core.mcp.config_file import HEADER_NAME
 from desktop_copilot.core.mcp.server_config import SERVER_NAME, McpServerConfig
 from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog
 from desktop_copilot.qt.settings.models_page import hint
-from desktop_copilot.qt.settings.providers_parts import _label, url_problem
+from desktop_copilot.qt.settings.providers_parts import url_problem
 from desktop_copilot.qt.settings.styles import set_kind
 
 KINDS = {"stdio": "Local command", "http": "Remote (Streamable HTTP)", "sse": "Remote (SSE)"}
@@ -257,14 +270,14 @@ class ServerForm(QDialog):
         self.local_page, self.remote_page = QWidget(), QWidget()
         local = QFormLayout(self.local_page)
         local.setContentsMargins(0, 0, 0, 0)
-        local.addRow(_label("Command", LABEL_WIDTH), self.command_edit)
+        local.addRow(form_label("Command", LABEL_WIDTH), self.command_edit)
         local.addRow("", hint("The program and its arguments, as in a shell (quote an argument with spaces)."))
-        local.addRow(_label("Environment", LABEL_WIDTH), self.env_edit)
+        local.addRow(form_label("Environment", LABEL_WIDTH), self.env_edit)
         local.addRow("", hint(f"One “NAME=value” a line. {KEYRING_NOTE}"))
         remote = QFormLayout(self.remote_page)
         remote.setContentsMargins(0, 0, 0, 0)
-        remote.addRow(_label("URL", LABEL_WIDTH), self.url_edit)
-        remote.addRow(_label("Headers", LABEL_WIDTH), self.headers_edit)
+        remote.addRow(form_label("URL", LABEL_WIDTH), self.url_edit)
+        remote.addRow(form_label("Headers", LABEL_WIDTH), self.headers_edit)
         remote.addRow("", hint(f"One “Name: value” a line. {KEYRING_NOTE}"))
         remote.addRow("", self.sse_box)
         remote.addRow("", self.oauth_box)
@@ -274,22 +287,10 @@ class ServerForm(QDialog):
         kinds.addWidget(self.local_radio)
         kinds.addWidget(self.remote_radio)
         kinds.addStretch(1)
-        form = QFormLayout()
-        form.setHorizontalSpacing(14)
-        form.setVerticalSpacing(8)
-        form.addRow(_label("Name", LABEL_WIDTH), self.name_edit)
-        form.addRow(_label("Kind", LABEL_WIDTH), kinds)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.add_button)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(20, 18, 20, 16)
-        column.setSpacing(12)
-        column.addLayout(form)
-        column.addWidget(self.pages)
-        column.addWidget(self.problem)
-        column.addLayout(buttons)
+        form = form_layout()
+        form.addRow(form_label("Name", LABEL_WIDTH), self.name_edit)
+        form.addRow(form_label("Kind", LABEL_WIDTH), kinds)
+        lay_out_dialog(self, [form, self.pages, self.problem], self.cancel_button, self.add_button)
 
     def server(self) -> McpServerConfig | None:
         return self._server

@@ -11,7 +11,16 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDialog, QFormLayout, QFrame, QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from desktop_copilot.core.providers.catalog import ProviderSpec
@@ -19,6 +28,7 @@ from desktop_copilot.core.redaction import redact
 from desktop_copilot.core.secrets import KNOWN_KEYS, KeySpec
 from desktop_copilot.core.settings import CustomProvider, ModelsCache, Settings
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog
 from desktop_copilot.qt.settings.key_field import KeyField
 from desktop_copilot.qt.settings.models_page import hint
 from desktop_copilot.qt.settings.styles import set_kind
@@ -80,16 +90,6 @@ def parse_headers(text: str) -> dict[str, str]:
             )
         headers[name] = value
     return headers
-
-
-def _label(text: str, width: int = LABEL_WIDTH) -> PlainLabel:
-    """A form label whose text sits on the centre line of its field's first line (a field is 32 px high)."""
-    widget = PlainLabel(text)
-    widget.setFixedWidth(width)
-    widget.setMinimumHeight(32)
-    widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-    widget.setContentsMargins(0, 8, 0, 0)
-    return widget
 
 
 class ProviderRow(QFrame):
@@ -155,16 +155,16 @@ class ProviderRow(QFrame):
         about.addWidget(hint(f"{WIRES[self.spec.wire]} · id {self.spec.id}"), 1)
         about.addWidget(self.remove_button)
         form.addRow("", about)
-        form.addRow(_label("API key"), self.key_field or hint("No key needed"))
-        form.addRow(_label("Base URL"), self.url_edit)
+        form.addRow(form_label("API key"), self.key_field or hint("No key needed"))
+        form.addRow(form_label("Base URL"), self.url_edit)
         form.addRow("", self.url_note)
         if self.spec.headers:
-            form.addRow(_label("Headers"), hint("; ".join(f"{n}: {v}" for n, v in self.spec.headers)))
+            form.addRow(form_label("Headers"), hint("; ".join(f"{n}: {v}" for n, v in self.spec.headers)))
         test = QHBoxLayout()
         test.setSpacing(12)
         test.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
         test.addWidget(self.result, 1)
-        form.addRow(_label("Models"), test)
+        form.addRow(form_label("Models"), test)
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 10, 12, 10)
         column.setSpacing(0)
@@ -286,27 +286,16 @@ class EndpointForm(QDialog):
         self._endpoint: CustomProvider | None = None
 
     def _layout(self) -> None:
-        form = QFormLayout()
-        form.setHorizontalSpacing(14)
-        form.setVerticalSpacing(8)
+        form = form_layout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        form.addRow(_label("Name", 110), self.name_edit)
+        form.addRow(form_label("Name", 110), self.name_edit)
         form.addRow("", self.id_hint)
-        form.addRow(_label("Base URL", 110), self.url_edit)
-        form.addRow(_label("Default model", 110), self.model_edit)
-        form.addRow(_label("API key", 110), self.key_edit)
-        form.addRow(_label("Extra headers", 110), self.headers_edit)
+        form.addRow(form_label("Base URL", 110), self.url_edit)
+        form.addRow(form_label("Default model", 110), self.model_edit)
+        form.addRow(form_label("API key", 110), self.key_edit)
+        form.addRow(form_label("Extra headers", 110), self.headers_edit)
         form.addRow("", PlainLabel("One “Name: value” a line. No secrets here: use the key field.", objectName="hint"))
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.add_button)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(20, 18, 20, 16)
-        column.setSpacing(12)
-        column.addLayout(form)
-        column.addWidget(self.problem)
-        column.addLayout(buttons)
+        lay_out_dialog(self, [form, self.problem], self.cancel_button, self.add_button)
 
     def _show_id(self, name: str) -> None:
         self.id_hint.setText(f"Id: {make_id(name, self.taken)} (the key is stored under it)")
