@@ -1,7 +1,7 @@
 """Seeds a reply whose tool calls wait for the user (an MCP server's destructive call, a workspace edit with its
 diff) after two that ran (a read-only MCP call, web_fetch allowed by a grant), and saves `approval_card.png`.
 
-    Xvfb :96 -screen 0 1100x900x24 & DISPLAY=:96 python bench/demo_approval.py --out docs/screenshots
+    Xvfb :96 -screen 0 1100x1400x24 & DISPLAY=:96 python bench/demo_approval.py --out docs/screenshots --height 1350
 
 Not part of the test run.
 """
