@@ -3,6 +3,15 @@
 
     smoke_driver.py ask      --exe desktop-copilot
         `ask` streams a reply from a loopback Anthropic server with a fake key; checks the text and exit 0.
+    smoke_driver.py mcp      --exe desktop-copilot
+        `mcp add` the demo MCP server (tests/support/mcp_servers/demo_server.py, over stdio), `mcp list` shows it
+        ready with all its tools, and `ask --yes` runs its read_note tool for a loopback model: the bundled MCP SDK
+        starts a real server and speaks to it. The server runs under a Python that has the `mcp` package (this
+        one, else the checkout's .venv); without one the step is skipped (exit 77) and says why.
+    smoke_driver.py fetch    --exe desktop-copilot
+        `ask --yes` runs web_fetch on an HTML page the loopback server serves; the tool result must be trafilatura's
+        Markdown (headings, links), which proves trafilatura, its settings.cfg and justext's stoplists are bundled
+        (without them web_fetch falls back to plain stripped text).
     smoke_driver.py shown    --exe desktop-copilot
         offscreen, with DESKTOP_COPILOT_EXIT_AFTER_SHOW=1: the window shows, then the app exits 0 by itself.
     smoke_driver.py window   --exe desktop-copilot [--prompt TEXT] [--screenshot PNG]
@@ -19,7 +28,9 @@ from __future__ import annotations
 import argparse
 import ctypes
 import ctypes.util
+import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -31,9 +42,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.loopback import LoopbackServer, anthropic_text_reply, sse_response  # noqa: E402
+from tests.support.loopback import (  # noqa: E402
+    LoopbackServer,
+    ScriptedResponse,
+    anthropic_text_reply,
+    anthropic_tool_reply,
+    sse_response,
+)
 
 FAKE_KEY = "sk-ant-smoke-test-not-a-real-key"
+SKIPPED = 77
+"""Exit code of a step that cannot run here (smoke_test.sh reports it as skipped, not passed)."""
+DEMO_SERVER = ROOT / "tests" / "support" / "mcp_servers" / "demo_server.py"
 WINDOW_TITLE = "Desktop Copilot"
 REPLY = (
     "Hello from the **loopback server**! This reply streams in small pieces so you can watch it arrive.\n\n"
@@ -82,6 +102,162 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if FAKE_KEY not in (sent.get("x-api-key", "") + sent.get("authorization", "")):
         return fail("the request did not carry the key from ANTHROPIC_API_KEY")
     print(f"smoke: ok: `ask` streamed {len(proc.stdout)} characters from the loopback server, exit 0")
+    return 0
+
+
+def run_app(exe: str, *args: str, env: dict[str, str], timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([exe, *args], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
+                          timeout=timeout, check=False)
+
+
+def failed_run(what: str, proc: subprocess.CompletedProcess[str]) -> int:
+    return fail(f"{what} exited {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}")
+
+
+def tool_results(request_body: dict) -> dict[str, dict]:
+    """The tool_result blocks of the last (user) message of an Anthropic request, by tool_use_id."""
+    content = request_body["messages"][-1]["content"]
+    return {block["tool_use_id"]: block for block in content if isinstance(block, dict) and block.get("type") == "tool_result"}
+
+
+def result_text(block: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def tool_round_trip(exe: str, server: LoopbackServer, home: str, call: tuple[str, str, dict], answer: str, prompt: str) -> tuple[int, dict | None]:
+    """`ask --yes PROMPT` where the model first calls `call` (id, name, input), then answers `answer`.
+    (0, the tool_result block the second request carried), or (1, None) after printing why not."""
+    call_id, name, _arguments = call
+    server.enqueue("/v1/messages", sse_response(anthropic_tool_reply([call])), sse_response(anthropic_text_reply(answer, pieces=3)))
+    proc = run_app(exe, "ask", "--yes", prompt, env=app_env(server.url, home))
+    if proc.returncode != 0:
+        return failed_run(f"`ask --yes` (the model calls {name})", proc), None
+    bodies = [request.json() for request in server.requests_to("/v1/messages")]
+    if len(bodies) != 2:
+        return fail(f"expected 2 requests to /v1/messages (the tool call, then its result), got {len(bodies)}\nstderr: {proc.stderr}"), None
+    offered = {tool.get("name") for tool in bodies[0].get("tools", [])}
+    if name not in offered:
+        return fail(f"the first request did not offer {name}; it offered {sorted(offered)}\nstderr: {proc.stderr}"), None
+    block = tool_results(bodies[1]).get(call_id)
+    if block is None:
+        return fail(f"the second request carried no tool_result for {call_id}: {json.dumps(bodies[1]['messages'][-1])[:2000]}"), None
+    if answer not in proc.stdout:
+        return fail(f"`ask` did not print the final answer {answer!r}:\n{proc.stdout}"), None
+    return 0, block
+
+
+# --- mcp (a real stdio MCP server) --------------------------------------------------------------------
+
+
+def python_with_mcp() -> tuple[str | None, str]:
+    """(an interpreter that can run the demo MCP server, or None; what was tried)."""
+    candidates = [sys.executable, str(ROOT / ".venv" / "bin" / "python")]
+    tried = []
+    for python in dict.fromkeys(candidates):
+        if not Path(python).exists():
+            tried.append(f"{python} (absent)")
+            continue
+        probe = subprocess.run([python, "-c", "import mcp, mcp_types; from mcp.server.mcpserver import MCPServer"],
+                               capture_output=True, text=True, timeout=60, check=False)
+        if probe.returncode == 0:
+            return python, ""
+        tried.append(f"{python} (no `mcp` package)")
+    return None, ", ".join(tried)
+
+
+def demo_tool_count(python: str) -> int:
+    """How many tools the demo server itself lists (asked in-process with the SDK, not through the app)."""
+    code = ("import asyncio, sys; sys.path.insert(0, sys.argv[1]); from tests.support.mcp_servers.demo_server import build_server; "
+            "print(len(asyncio.run(build_server().list_tools())))")
+    probe = subprocess.run([python, "-c", code, str(ROOT)], capture_output=True, text=True, timeout=60, check=True)
+    return int(probe.stdout.strip())
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    python, tried = python_with_mcp()
+    if python is None:
+        print(f"smoke: SKIP: no Python with the `mcp` package to run the demo MCP server (tried {tried}); "
+              "install the app's dependencies into one, e.g. `.venv/bin/pip install -e .`")
+        return SKIPPED
+    print(f"smoke: mcp: the demo server runs under {python}")
+    expected = demo_tool_count(python)
+    server = LoopbackServer().start()
+    try:
+        with tempfile.TemporaryDirectory() as home:
+            env = app_env(server.url, home)
+            added = run_app(args.exe, "mcp", "add", "demo", "--", python, str(DEMO_SERVER), "--transport", "stdio", env=env)
+            if added.returncode != 0:
+                return failed_run("`mcp add demo -- python demo_server.py --transport stdio`", added)
+            listed = run_app(args.exe, "mcp", "list", env=env)
+            if listed.returncode != 0:
+                return failed_run("`mcp list`", listed)
+            match = re.search(r"state: ready, (\d+) tools?", listed.stdout)
+            if match is None:
+                return fail(f"`mcp list` does not show the demo server ready:\n{listed.stdout}\nstderr: {listed.stderr}")
+            if int(match.group(1)) != expected or "read_note" not in listed.stdout:
+                return fail(f"`mcp list` shows {match.group(1)} tools, the demo server has {expected} (read_note among them):\n{listed.stdout}")
+            print(f"smoke: ok: `mcp list`: demo ready, {expected} tools")
+            call = ("toolu_smoke_mcp", "mcp__demo__read_note", {"name": "todo"})
+            status, block = tool_round_trip(args.exe, server, home, call, "You need to buy milk.", "What is on my todo note?")
+            if status:
+                return status
+    finally:
+        server.stop()
+    text = result_text(block)
+    if block.get("is_error") or text.strip() != "Buy milk.":
+        return fail(f"the tool result of mcp__demo__read_note is not the note 'Buy milk.': {json.dumps(block)[:2000]}")
+    print("smoke: ok: `ask --yes` ran mcp__demo__read_note over stdio and sent the model its result 'Buy milk.'")
+    return 0
+
+
+# --- fetch (web_fetch with trafilatura) --------------------------------------------------------------
+
+PAGE_HTML = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Smoke page</title></head><body>
+<nav><a href="/home">Home</a> | <a href="/about">About</a></nav>
+<article><h1>Packaging smoke test</h1>
+<p>The bundled app fetched this paragraph from a loopback server.</p>
+<h2>Why it matters</h2>
+<p>See <a href="https://example.org/docs">the docs</a> for <b>details</b>.</p>
+</article>
+<footer>Boilerplate footer that extraction drops</footer>
+</body></html>
+"""
+"""Short on purpose: below trafilatura's MIN_EXTRACTED_SIZE its justext fallback runs too, which reads justext's stoplists."""
+PAGE_MARKERS = (
+    "URL: ",  # web_fetch's own header line
+    "The bundled app fetched this paragraph from a loopback server.",
+    "## Why it matters",  # Markdown headings, links and bold come only from trafilatura, not from the plain-text fallback
+    "[the docs](https://example.org/docs)",
+    "**details**",
+)
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    server = LoopbackServer().start()
+    server.set_handler("/page", lambda _request: ScriptedResponse(headers={"content-type": "text/html; charset=utf-8"}, chunks=[PAGE_HTML.encode()]))
+    url = f"{server.url}/page"
+    try:
+        with tempfile.TemporaryDirectory() as home:
+            call = ("toolu_smoke_fetch", "web_fetch", {"url": url})
+            status, block = tool_round_trip(args.exe, server, home, call, "The page is about the smoke test.", "What does the page say?")
+            if status:
+                return status
+        fetched = server.requests_to("/page")
+    finally:
+        server.stop()
+    text = result_text(block)
+    if not fetched:
+        return fail("web_fetch never requested the page from the loopback server")
+    missing = [marker for marker in PAGE_MARKERS if marker not in text]
+    if block.get("is_error") or missing or f"URL: {url}" not in text:
+        return fail(f"the web_fetch result lacks {missing or 'the URL line'} (no trafilatura Markdown?):\n{text[:3000]}")
+    if "Boilerplate footer" in text:
+        return fail(f"the web_fetch result kept the page's footer, so trafilatura did not extract it:\n{text[:3000]}")
+    print(f"smoke: ok: `ask --yes` ran web_fetch on {url}; the model got trafilatura's Markdown ({len(text)} characters)")
     return 0
 
 
@@ -364,7 +540,7 @@ def cmd_window(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, fn in (("ask", cmd_ask), ("shown", cmd_shown), ("window", cmd_window)):
+    for name, fn in (("ask", cmd_ask), ("mcp", cmd_mcp), ("fetch", cmd_fetch), ("shown", cmd_shown), ("window", cmd_window)):
         sub = commands.add_parser(name)
         sub.add_argument("--exe", default="desktop-copilot", help="the launcher to test")
         sub.add_argument("--timeout", type=float, default=30.0)

@@ -147,6 +147,14 @@ def spec_excluded_files() -> list[tuple[str, str]]:
         "PySide6/Qt/lib/QtGui.framework/Versions/A/QtGui",
         "PySide6/Qt/plugins/platforms/libqcocoa.dylib",
         "desktop_copilot/assets/desktop-copilot.svg",
+        # the tool stack's data files (web_fetch, MCP argument validation)
+        "trafilatura/settings.cfg",
+        "justext/stoplists/English.txt",
+        "tld/res/effective_tld_names.dat.txt",
+        "jsonschema_specifications/schemas/draft202012/metaschema.json",
+        "babel/global.dat",
+        "babel/locale-data/root.dat",
+        "babel/locale-data/en.dat",
     ],
 )
 def test_spec_keeps_what_the_window_needs(path):
@@ -170,6 +178,8 @@ def test_spec_keeps_what_the_window_needs(path):
         "PySide6/plugins/imageformats/qtiff.dll",
         "PySide6/opengl32sw.dll",
         "PySide6/Qt/lib/QtQuick.framework/Versions/A/QtQuick",
+        "babel/locale-data/de.dat",
+        "babel/locale-data/en_US.dat",
     ],
 )
 def test_spec_leaves_out_what_it_does_not_need(path):
