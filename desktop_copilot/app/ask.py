@@ -42,6 +42,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", help="model id (default: the conversation's, DESKTOP_COPILOT_MODEL for the default "
                                         "provider, else the provider's default)")
     parser.add_argument("--system", help="system prompt")
+    parser.add_argument("--attach", action="append", metavar="FILE", default=[],
+                        help="attach an image, a PDF or a text file to the prompt (repeat for more)")
     parser.add_argument("--thinking-budget", type=int, metavar="N", help="enable extended thinking with N tokens")
     parser.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N tool rounds (default 10)")
     parser.add_argument("--max-tokens", type=_max_tokens, metavar="N",
@@ -155,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _ask(args: argparse.Namespace) -> int:
     from desktop_copilot.app.ask_approval import choose_approver
+    from desktop_copilot.core.attachments import AttachmentError, read_attachment
     from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
     from desktop_copilot.core.chat import ChatSession
     from desktop_copilot.core.runtime import MissingKeyError
@@ -167,6 +170,11 @@ async def _ask(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.max_tokens is None and (problem := _environment_max_tokens_problem()):
         print(f"error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        attachments = [read_attachment(path) for path in getattr(args, "attach", None) or []]
+    except AttachmentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     runtime = build_runtime(
         provider=args.provider, model=args.model, thinking_budget=args.thinking_budget,
@@ -199,9 +207,11 @@ async def _ask(args: argparse.Namespace) -> int:
         start_mcp(runtime)
         if runtime.mcp is not None:
             await runtime.mcp.wait_ready(MCP_START_TIMEOUT)
+            for problem in mcp_problems(runtime):
+                print(f"warning: {problem}", file=sys.stderr)
         _clamp_output_limit(runtime, session.model_for(session.provider_id()), asked=args.max_tokens)
         printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=args.json, show_thinking=args.show_thinking)
-        task = asyncio.create_task(session.send(" ".join(args.prompt), printer))
+        task = asyncio.create_task(session.send(" ".join(args.prompt), printer, attachments=attachments))
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, task.cancel)
@@ -209,7 +219,7 @@ async def _ask(args: argparse.Namespace) -> int:
             pass
         try:
             finished = await task
-        except MissingKeyError as exc:
+        except (MissingKeyError, AttachmentError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
         except asyncio.CancelledError:
@@ -220,6 +230,17 @@ async def _ask(args: argparse.Namespace) -> int:
         runtime.stop_mcp()
         if store is not None:
             store.close()
+
+
+def mcp_problems(runtime) -> list[str]:
+    """What to tell the user about configured MCP servers whose tools this run goes without."""
+    problems = [runtime.mcp_config.problem] if runtime.mcp_config is not None and runtime.mcp_config.problem else []
+    for status in runtime.mcp.statuses():
+        if status.state.value == "failed":
+            problems.append(f"the MCP server {status.name!r} is not available, so its tools are not offered: {status.last_error}")
+        elif status.state.value == "starting":
+            problems.append(f"the MCP server {status.name!r} did not start within {MCP_START_TIMEOUT:g} s; its tools are not offered")
+    return problems
 
 
 def _environment_max_tokens_problem() -> str | None:

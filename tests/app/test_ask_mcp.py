@@ -134,3 +134,16 @@ def test_on_a_terminal_always_allow_is_remembered_for_the_next_ask(loopback, dem
     assert again.returncode == 0, again.stderr
     assert "deleted n2" in last_results(requests(loopback)[3])["toolu_2"]["content"]
     assert "permissions.json" in os.listdir(Path(os.environ["DESKTOP_COPILOT_HOME"]) / "config")
+
+
+def test_a_server_that_cannot_start_is_named_with_the_reason_and_the_reply_still_comes(loopback):
+    added = cli(loopback, "mcp", "add", "broken", "--", "/nonexistent/mcp-server")
+    assert added.returncode == 0, added.stderr
+    loopback.enqueue("/v1/messages", sse_response(anthropic_text_reply("Hello without tools.")))
+
+    result = cli(loopback, "ask", "hi")
+
+    assert result.returncode == 0, result.stderr
+    assert "the MCP server 'broken' is not available" in result.stderr and "no such program" in result.stderr
+    assert result.stdout.strip() == "Hello without tools."
+    assert all(not tool["name"].startswith("mcp__") for tool in requests(loopback)[0].get("tools", []))
