@@ -70,7 +70,15 @@ ALTER TABLE messages ADD COLUMN provider TEXT
 """Which provider a conversation talks to, and which provider wrote each reply (NULL: Anthropic, the only
 one before)."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4}
+V5 = """
+ALTER TABLE conversations ADD COLUMN assistant_id TEXT;
+ALTER TABLE conversations ADD COLUMN thinking_budget INTEGER;
+ALTER TABLE conversations ADD COLUMN tools TEXT
+"""
+"""What a conversation took from the assistant it started from: the assistant's id, its thinking (NULL: as in
+Settings, 0: off) and the tools it offers (a JSON list of names; NULL: the ones switched on in Settings)."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
