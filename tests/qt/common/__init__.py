@@ -1,0 +1,1 @@
+"""Tests of qt/common: the themes and the theme switch."""
