@@ -1,0 +1,2772 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>Python {python} · Qt {qt} · PySide6 {pyside}</source>
+        <translation>Python {python} · Qt {qt} · PySide6 {pyside}</translation>
+    </message>
+    <message>
+        <source>About Desktop Copilot</source>
+        <translation>关于 Desktop Copilot</translation>
+    </message>
+    <message>
+        <source>Desktop Copilot {version}</source>
+        <translation>Desktop Copilot {version}</translation>
+    </message>
+    <message>
+        <source>A desktop chat client for Claude and other models.</source>
+        <translation>面向 Claude 及其他模型的桌面聊天客户端。</translation>
+    </message>
+    <message>
+        <source>Licence: {licence}</source>
+        <translation>许可证：{licence}</translation>
+    </message>
+    <message>
+        <source>Copy details</source>
+        <translation>复制详细信息</translation>
+    </message>
+    <message>
+        <source>Copy the versions, to paste into a bug report</source>
+        <translation>复制版本信息，以便粘贴到错误报告中</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>The MCP servers could not be started: {problem}</source>
+        <translation>无法启动 MCP 服务器：{problem}</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Allow in this conversation</source>
+        <translation>在此对话中允许</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>始终允许</translation>
+    </message>
+    <message>
+        <source>Deny…</source>
+        <translation>拒绝…</translation>
+    </message>
+    <message>
+        <source>Allow all {count}</source>
+        <translation>全部允许（{count} 个）</translation>
+    </message>
+    <message>
+        <source>Deny all…</source>
+        <translation>全部拒绝…</translation>
+    </message>
+    <message>
+        <source>Reason for the model (optional):</source>
+        <translation>告诉模型的理由（可选）：</translation>
+    </message>
+</context>
+<context>
+    <name>AssistantsPage</name>
+    <message>
+        <source>The name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>The system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>The provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>{field} {problem}.</source>
+        <translation>{field}：{problem}。</translation>
+    </message>
+    <message>
+        <source>A value</source>
+        <translation>某个值</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Built in: duplicate it to make a copy you can change.</source>
+        <translation>内置助手：复制一份即可修改。</translation>
+    </message>
+    <message>
+        <source>What the model should know and how it should answer. Empty: the model gets no system prompt.</source>
+        <translation>模型应了解的内容及回答方式。留空：不向模型发送系统提示词。</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s default model</source>
+        <translation>服务商的默认模型</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <source>Every tool switched on in Settings ▸ Tools</source>
+        <translation>设置 ▸ 工具中已开启的所有工具</translation>
+    </message>
+    <message>
+        <source>Only the tools ticked here</source>
+        <translation>仅此处勾选的工具</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <source>Default provider (Settings ▸ Providers)</source>
+        <translation>默认服务商（设置 ▸ 服务商）</translation>
+    </message>
+    <message>
+        <source>As in Settings ▸ Models</source>
+        <translation>与设置 ▸ 模型相同</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>A tool still needs its key, and the file tools a workspace folder.</source>
+        <translation>仍有工具缺少密钥，文件工具还需要工作区文件夹。</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>  · built in</source>
+        <translation>  · 内置</translation>
+    </message>
+    <message>
+        <source>{0} (not available)</source>
+        <translation>{0}（不可用）</translation>
+    </message>
+    <message>
+        <source>{0} (not available now)</source>
+        <translation>{0}（当前不可用）</translation>
+    </message>
+    <message>
+        <source>Not saved: {0}</source>
+        <translation>未保存：{0}</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>New assistant</source>
+        <translation>新助手</translation>
+    </message>
+    <message>
+        <source>Added.</source>
+        <translation>已添加。</translation>
+    </message>
+    <message>
+        <source>Deleted. Conversations started from it keep its settings.</source>
+        <translation>已删除。由它开始的对话保留其设置。</translation>
+    </message>
+</context>
+<context>
+    <name>AttachmentChip</name>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>AttachmentTray</name>
+    <message>
+        <source>Attach images, PDFs or text files (or drop them here, or paste an image)</source>
+        <translation>附加图片、PDF 或文本文件（也可拖放到此处或粘贴图片）</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
+        <source>Images, PDFs and text files (*)</source>
+        <translation>图片、PDF 和文本文件 (*)</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.gif *.webp)</source>
+        <translation>图片 (*.png *.jpg *.jpeg *.gif *.webp)</translation>
+    </message>
+    <message>
+        <source>PDF documents (*.pdf)</source>
+        <translation>PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Pasted image.png</source>
+        <translation>粘贴的图片.png</translation>
+    </message>
+    <message>
+        <source>Pasted image {n}.png</source>
+        <translation>粘贴的图片 {n}.png</translation>
+    </message>
+    <message>
+        <source>At most {count} files can go with one message; {name} was not added.</source>
+        <translation>每条消息最多附加 {count} 个文件；未添加 {name}。</translation>
+    </message>
+</context>
+<context>
+    <name>Attachments</name>
+    <message>
+        <source>1 page</source>
+        <translation>1 页</translation>
+    </message>
+    <message>
+        <source>{count} pages</source>
+        <translation>{count} 页</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Something went wrong: {error}</source>
+        <translation>出错了：{error}</translation>
+    </message>
+    <message>
+        <source>Repeated tool call</source>
+        <translation>重复的工具调用</translation>
+    </message>
+    <message>
+        <source>{tool} was called {count} times in a row with the same arguments.
+
+Let it continue?</source>
+        <translation>{tool} 已连续 {count} 次以相同参数被调用。
+
+要让它继续吗？</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Enter to send · Shift+Enter for a new line · Esc to stop</source>
+        <translation>Enter 发送 · Shift+Enter 换行 · Esc 停止</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationList</name>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <source>Earlier</source>
+        <translation>更早</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message>
+        <source>{minutes} min ago</source>
+        <translation>{minutes} 分钟前</translation>
+    </message>
+    <message>
+        <source>{hours} h ago</source>
+        <translation>{hours} 小时前</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListView</name>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+</context>
+<context>
+    <name>CoreWords</name>
+    <message>
+        <source>Read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>Reaches the internet</source>
+        <translation>访问互联网</translation>
+    </message>
+    <message>
+        <source>Changes files</source>
+        <translation>修改文件</translation>
+    </message>
+    <message>
+        <source>Destructive</source>
+        <translation>破坏性</translation>
+    </message>
+    <message>
+        <source>Undeclared effects</source>
+        <translation>未声明的影响</translation>
+    </message>
+    <message>
+        <source>Built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>Allowed once</source>
+        <translation>已允许一次</translation>
+    </message>
+    <message>
+        <source>Allowed in this conversation</source>
+        <translation>已在此对话中允许</translation>
+    </message>
+    <message>
+        <source>Always allowed</source>
+        <translation>已始终允许</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Read-only: ran without asking</source>
+        <translation>只读：未询问即运行</translation>
+    </message>
+    <message>
+        <source>Allowed by an earlier grant</source>
+        <translation>已按之前的授权允许</translation>
+    </message>
+    <message>
+        <source>Allowed by --yes</source>
+        <translation>已由 --yes 允许</translation>
+    </message>
+    <message>
+        <source>Blocked</source>
+        <translation>已阻止</translation>
+    </message>
+    <message>
+        <source>Pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Needs approval</source>
+        <translation>需要批准</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Anthropic API key</source>
+        <translation>Anthropic API 密钥</translation>
+    </message>
+    <message>
+        <source>Tavily API key</source>
+        <translation>Tavily API 密钥</translation>
+    </message>
+    <message>
+        <source>OpenAI API key</source>
+        <translation>OpenAI API 密钥</translation>
+    </message>
+    <message>
+        <source>DeepSeek API key</source>
+        <translation>DeepSeek API 密钥</translation>
+    </message>
+    <message>
+        <source>Moonshot (Kimi) API key</source>
+        <translation>Moonshot（Kimi）API 密钥</translation>
+    </message>
+    <message>
+        <source>Zhipu (GLM) API key</source>
+        <translation>智谱（GLM）API 密钥</translation>
+    </message>
+    <message>
+        <source>OpenRouter API key</source>
+        <translation>OpenRouter API 密钥</translation>
+    </message>
+    <message>
+        <source>Groq API key</source>
+        <translation>Groq API 密钥</translation>
+    </message>
+    <message>
+        <source>xAI API key</source>
+        <translation>xAI API 密钥</translation>
+    </message>
+    <message>
+        <source>Google Gemini API key</source>
+        <translation>Google Gemini API 密钥</translation>
+    </message>
+</context>
+<context>
+    <name>DailyChart</name>
+    <message>
+        <source>Usage per day</source>
+        <translation>每日用量</translation>
+    </message>
+    <message>
+        <source>Nothing used in these days</source>
+        <translation>这些天没有用量</translation>
+    </message>
+    <message>
+        <source>Some replies have no known price.</source>
+        <translation>部分回复的价格未知。</translation>
+    </message>
+</context>
+<context>
+    <name>EditBar</name>
+    <message>
+        <source>Editing a message — Esc to cancel</source>
+        <translation>正在编辑消息 — 按 Esc 取消</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>EndpointForm</name>
+    <message>
+        <source>Header line {number} is not “Name: value”.</source>
+        <translation>第 {number} 行标头不是“名称: 值”格式。</translation>
+    </message>
+    <message>
+        <source>“{name}” would carry a secret, and headers are saved in settings.json as plain text. Put the key in the API key field instead: it is kept in the keyring and sent as “Authorization: Bearer …”.</source>
+        <translation>“{name}”会携带机密信息，而标头以明文保存在 settings.json 中。请改为把密钥填入 API 密钥栏：它保存在密钥环中，并以“Authorization: Bearer …”发送。</translation>
+    </message>
+    <message>
+        <source>Add endpoint</source>
+        <translation>添加端点</translation>
+    </message>
+    <message>
+        <source>As the server names it (Test lists them)</source>
+        <translation>与服务器上的名称一致（“测试”会列出）</translation>
+    </message>
+    <message>
+        <source>Optional: kept in the keyring</source>
+        <translation>可选：保存在密钥环中</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation>默认模型</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Extra headers</source>
+        <translation>额外标头</translation>
+    </message>
+    <message>
+        <source>One “Name: value” a line. No secrets here: use the key field.</source>
+        <translation>每行一个“名称: 值”。请勿在此填写机密：请使用密钥栏。</translation>
+    </message>
+    <message>
+        <source>Id: {id} (the key is stored under it)</source>
+        <translation>ID：{id}（密钥以此名称保存）</translation>
+    </message>
+    <message>
+        <source>Give the endpoint a name.</source>
+        <translation>请为端点命名。</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorBanner</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryActions</name>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>Desktop Copilot export (*.json)</source>
+        <translation>Desktop Copilot 导出文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>新建对话</translation>
+    </message>
+    <message>
+        <source>Export conversation as Markdown…</source>
+        <translation>将对话导出为 Markdown…</translation>
+    </message>
+    <message>
+        <source>Export conversation as JSON…</source>
+        <translation>将对话导出为 JSON…</translation>
+    </message>
+    <message>
+        <source>Export all conversations…</source>
+        <translation>导出所有对话…</translation>
+    </message>
+    <message>
+        <source>Import conversations…</source>
+        <translation>导入对话…</translation>
+    </message>
+    <message>
+        <source>This conversation is empty: there is nothing to export yet.</source>
+        <translation>此对话为空：暂无可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Export conversation as Markdown</source>
+        <translation>将对话导出为 Markdown</translation>
+    </message>
+    <message>
+        <source>Export conversation as JSON</source>
+        <translation>将对话导出为 JSON</translation>
+    </message>
+    <message>
+        <source>Export all conversations</source>
+        <translation>导出所有对话</translation>
+    </message>
+    <message>
+        <source>Could not save {path}: {problem}. Choose another folder.</source>
+        <translation>无法保存 {path}：{problem}。请选择其他文件夹。</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>it is not a text file. Choose a file made by Export → JSON.</source>
+        <translation>它不是文本文件。请选择通过“导出 → JSON”生成的文件。</translation>
+    </message>
+    <message>
+        <source>Imported 1 conversation from {file}.</source>
+        <translation>已从 {file} 导入 1 个对话。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversations from {file}.</source>
+        <translation>
+            <numerusform>已从 {file} 导入 %n 个对话。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>1 was already here and kept as it was.</source>
+        <translation>1 个已存在，保持不变。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n were already here and kept as they were.</source>
+        <translation>
+            <numerusform>%n 个已存在，保持不变。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not import {file}: {reason}</source>
+        <translation>无法导入 {file}：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryController</name>
+    <message>
+        <source>A reply is still being written: stop the reply (Esc) before leaving this conversation.</source>
+        <translation>回复仍在生成：请先停止回复（Esc），再离开此对话。</translation>
+    </message>
+    <message>
+        <source>That conversation is no longer in the history.</source>
+        <translation>该对话已不在历史记录中。</translation>
+    </message>
+    <message>
+        <source>Stop the reply in progress before deleting this conversation.</source>
+        <translation>请先停止正在生成的回复，再删除此对话。</translation>
+    </message>
+</context>
+<context>
+    <name>KeyField</name>
+    <message>
+        <source>Not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>Stored in {place} · {hint}</source>
+        <translation>保存在{place} · {hint}</translation>
+    </message>
+    <message>
+        <source>the keyring</source>
+        <translation>密钥环</translation>
+    </message>
+    <message>
+        <source>This session only · {hint}</source>
+        <translation>仅限本次会话 · {hint}</translation>
+    </message>
+    <message>
+        <source>From environment ({variable}) · {hint}, read-only</source>
+        <translation>来自环境变量（{variable}）· {hint}，只读</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>Paste the key</source>
+        <translation>粘贴密钥</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Show the text typed in this field (a stored key is never shown)</source>
+        <translation>显示此栏中输入的文字（已保存的密钥永不显示）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Paste to replace {hint}</source>
+        <translation>粘贴以替换 {hint}</translation>
+    </message>
+    <message>
+        <source>Paste a new key to replace {hint}</source>
+        <translation>粘贴新密钥以替换 {hint}</translation>
+    </message>
+    <message>
+        <source>Unset {variable} to remove a key that comes from the environment</source>
+        <translation>要移除来自环境的密钥，请取消设置 {variable}</translation>
+    </message>
+    <message>
+        <source>Remove the stored key</source>
+        <translation>移除已保存的密钥</translation>
+    </message>
+    <message>
+        <source>Get a key at {host} ↗</source>
+        <translation>在 {host} 获取密钥 ↗</translation>
+    </message>
+    <message>
+        <source>A saved key is used before {variable}.</source>
+        <translation>已保存的密钥优先于 {variable}。</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>Test the key typed here</source>
+        <translation>测试此处输入的密钥</translation>
+    </message>
+    <message>
+        <source>Test the key in use</source>
+        <translation>测试正在使用的密钥</translation>
+    </message>
+    <message>
+        <source>the environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>this session</source>
+        <translation>本次会话</translation>
+    </message>
+    <message>
+        <source>Also set in {places}; not used while this one exists.</source>
+        <translation>{places}中也有设置；此项存在时不会使用。</translation>
+    </message>
+</context>
+<context>
+    <name>KeysPage</name>
+    <message>
+        <source>Keys are kept in {place}, never in a file.</source>
+        <translation>密钥保存在{place}中，绝不写入文件。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No usable keyring&lt;/b&gt;{where}: {problem}.&lt;br&gt;Keys you save now are kept &lt;b&gt;for this session only&lt;/b&gt; and forgotten when Desktop Copilot quits; nothing is written to a file. To keep a key, unlock or install a keyring, or set {variables} in the environment.</source>
+        <translation>&lt;b&gt;没有可用的密钥环&lt;/b&gt;{where}：{problem}。&lt;br&gt;现在保存的密钥&lt;b&gt;仅在本次会话中&lt;/b&gt;保留，Desktop Copilot 退出后即被遗忘；不会写入任何文件。要长期保存密钥，请解锁或安装密钥环，或在环境中设置 {variables}。</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Kept for this session only (no usable keyring); forgotten when the app quits.</source>
+        <translation>仅在本次会话中保留（没有可用的密钥环）；应用退出后即被遗忘。</translation>
+    </message>
+    <message>
+        <source>Removed the {key}.</source>
+        <translation>已移除{key}。</translation>
+    </message>
+    <message>
+        <source>There was no stored {key}.</source>
+        <translation>没有已保存的{key}。</translation>
+    </message>
+    <message>
+        <source>{variable} is still set in the environment and is used.</source>
+        <translation>环境中仍设置了 {variable}，将使用它。</translation>
+    </message>
+    <message>
+        <source>Checking the keyring…</source>
+        <translation>正在检查密钥环…</translation>
+    </message>
+    <message>
+        <source>Testing the typed key…</source>
+        <translation>正在测试输入的密钥…</translation>
+    </message>
+    <message>
+        <source>Testing the key in use…</source>
+        <translation>正在测试正在使用的密钥…</translation>
+    </message>
+</context>
+<context>
+    <name>LinkOpener</name>
+    <message>
+        <source>&lt;b&gt;Opens:&lt;/b&gt; {host}</source>
+        <translation>&lt;b&gt;将打开：&lt;/b&gt;{host}</translation>
+    </message>
+    <message>
+        <source>Not a web or mail link: it will not open.</source>
+        <translation>不是网页或邮件链接：不会打开。</translation>
+    </message>
+    <message>
+        <source>Open this link?</source>
+        <translation>打开此链接？</translation>
+    </message>
+    <message>
+        <source>It really opens:</source>
+        <translation>实际打开的是：</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>重新生成最后一条回复</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>See and edit this conversation&apos;s system prompt</source>
+        <translation>查看和编辑此对话的系统提示词</translation>
+    </message>
+    <message>
+        <source>1 tool call waiting for your approval in the conversation</source>
+        <translation>对话中有 1 个工具调用等待你批准</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool calls waiting for your approval in the conversation</source>
+        <translation>
+            <numerusform>对话中有 %n 个工具调用等待你批准</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not open the log folder. It is at {folder}</source>
+        <translation>无法打开日志文件夹。它位于 {folder}</translation>
+    </message>
+    <message>
+        <source>Message {name}…</source>
+        <translation>给 {name} 发消息…</translation>
+    </message>
+    <message>
+        <source>{name} is replying…</source>
+        <translation>{name} 正在回复…</translation>
+    </message>
+    <message>
+        <source>The reply ended early ({outcome}).</source>
+        <translation>回复提前结束（{outcome}）。</translation>
+    </message>
+    <message>
+        <source>Stopped. The partial reply was kept.</source>
+        <translation>已停止。已保留部分回复。</translation>
+    </message>
+</context>
+<context>
+    <name>Markdown</name>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+</context>
+<context>
+    <name>McpPage</name>
+    <message>
+        <source>Each server&apos;s tools are offered to Claude while it runs. Read-only tools run without asking; the others ask first. Values of environment variables and headers are kept in the system keyring.</source>
+        <translation>服务器运行时，其工具会提供给 Claude。只读工具无需询问即可运行；其他工具会先询问。环境变量和标头的值保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>No MCP servers yet. Add one, or import the servers of Claude Desktop (claude_desktop_config.json).</source>
+        <translation>还没有 MCP 服务器。请添加一个，或导入 Claude Desktop 的服务器（claude_desktop_config.json）。</translation>
+    </message>
+    <message>
+        <source>added {names}</source>
+        <translation>已添加 {names}</translation>
+    </message>
+    <message>
+        <source>replaced {names}</source>
+        <translation>已替换 {names}</translation>
+    </message>
+    <message>
+        <source>skipped {names} (a server of that name exists; remove it first to import it)</source>
+        <translation>已跳过 {names}（同名服务器已存在；请先移除再导入）</translation>
+    </message>
+    <message>
+        <source>From {file}: {outcome}.</source>
+        <translation>来自 {file}：{outcome}。</translation>
+    </message>
+    <message>
+        <source>no servers found</source>
+        <translation>未找到服务器</translation>
+    </message>
+    <message>
+        <source>{name} could not be imported: {reason}</source>
+        <translation>无法导入 {name}：{reason}</translation>
+    </message>
+    <message>
+        <source>Add server…</source>
+        <translation>添加服务器…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Takes the servers of a claude_desktop_config.json (or another app&apos;s mcp.json)</source>
+        <translation>导入 claude_desktop_config.json（或其他应用的 mcp.json）中的服务器</translation>
+    </message>
+    <message>
+        <source>Open mcp.json</source>
+        <translation>打开 mcp.json</translation>
+    </message>
+    <message>
+        <source>MCP servers are not available in this session.</source>
+        <translation>本次会话中 MCP 服务器不可用。</translation>
+    </message>
+    <message>
+        <source>{name} is not running in this session yet; try again in a moment.</source>
+        <translation>{name} 在本次会话中尚未运行；请稍后再试。</translation>
+    </message>
+    <message>
+        <source>Could not sign in: {problem}</source>
+        <translation>无法登录：{problem}</translation>
+    </message>
+    <message>
+        <source>Remove MCP server</source>
+        <translation>移除 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Remove the MCP server “{name}”? Its tools go away, and its secrets are deleted from the keyring.</source>
+        <translation>移除 MCP 服务器“{name}”？其工具将不再可用，其机密信息也会从密钥环中删除。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Not removed: {problem}</source>
+        <translation>未移除：{problem}</translation>
+    </message>
+    <message>
+        <source>Removed {name}, but {problem}</source>
+        <translation>已移除 {name}，但{problem}</translation>
+    </message>
+    <message>
+        <source>Removed {name}.</source>
+        <translation>已移除 {name}。</translation>
+    </message>
+    <message>
+        <source>Not added: {problem}</source>
+        <translation>未添加：{problem}</translation>
+    </message>
+    <message>
+        <source>Added {name}.</source>
+        <translation>已添加 {name}。</translation>
+    </message>
+    <message>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>MCP configuration (*.json);;All files (*)</source>
+        <translation>MCP 配置 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Nothing imported: {problem}</source>
+        <translation>未导入任何内容：{problem}</translation>
+    </message>
+    <message>
+        <source>{path} does not exist yet: add a server first.</source>
+        <translation>{path} 尚不存在：请先添加一个服务器。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Could not list the models: {problem}</source>
+        <translation>无法列出模型：{problem}</translation>
+    </message>
+    <message>
+        <source>Stop the reply to change the model</source>
+        <translation>停止回复后才能更换模型</translation>
+    </message>
+    <message>
+        <source>The model answering in this conversation: click to choose another</source>
+        <translation>此对话中回答的模型：点击选择其他模型</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPopup</name>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Providers</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Add a key in Settings ▸ {page}</source>
+        <translation>在设置 ▸ {page} 中添加密钥</translation>
+    </message>
+    <message>
+        <source>No key</source>
+        <translation>无密钥</translation>
+    </message>
+    <message>
+        <source>Refreshing…</source>
+        <translation>正在刷新…</translation>
+    </message>
+    <message>
+        <source>No models listed yet: press Refresh.</source>
+        <translation>尚未列出模型：请点击“刷新”。</translation>
+    </message>
+    <message>
+        <source>Nothing matches “{query}”.</source>
+        <translation>没有与“{query}”匹配的结果。</translation>
+    </message>
+    <message>
+        <source>Every provider is switched off in Settings ▸ Providers.</source>
+        <translation>所有服务商都已在设置 ▸ 服务商中关闭。</translation>
+    </message>
+    <message>
+        <source>Search providers and models</source>
+        <translation>搜索服务商和模型</translation>
+    </message>
+    <message>
+        <source>↑ ↓ move · Enter chooses · Esc closes · Ctrl+R refreshes</source>
+        <translation>↑ ↓ 移动 · Enter 选择 · Esc 关闭 · Ctrl+R 刷新</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>API base URL</source>
+        <translation>API 基础 URL</translation>
+    </message>
+    <message>
+        <source>Thinking budget</source>
+        <translation>思考预算</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Ask the API which models your key can use</source>
+        <translation>向 API 查询你的密钥可用的模型</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <source>Output limit (max tokens)</source>
+        <translation>输出上限（最大 token 数）</translation>
+    </message>
+    <message>
+        <source>max_tokens of each request: the longest reply Claude may write</source>
+        <translation>每个请求的 max_tokens：Claude 可写出的最长回复</translation>
+    </message>
+    <message>
+        <source>0 means Claude may not use tools at all</source>
+        <translation>0 表示 Claude 完全不能使用工具</translation>
+    </message>
+    <message>
+        <source>Automatic (system language)</source>
+        <translation>自动（跟随系统语言）</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation>默认模型</translation>
+    </message>
+    <message>
+        <source>Output limit</source>
+        <translation>输出上限</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply. A longer answer is cut off; Continue picks it up.</source>
+        <translation>每条回复的最大 token 数。更长的回答会被截断；可用“继续”接着生成。</translation>
+    </message>
+    <message>
+        <source>Extended thinking</source>
+        <translation>扩展思考</translation>
+    </message>
+    <message>
+        <source>Let Claude think before it answers</source>
+        <translation>让 Claude 先思考再回答</translation>
+    </message>
+    <message>
+        <source>At least 1,024. More allows deeper reasoning and costs more.</source>
+        <translation>至少 1,024。预算越多，推理越深入，费用也越高。</translation>
+    </message>
+    <message>
+        <source>Max tool rounds</source>
+        <translation>最大工具轮数</translation>
+    </message>
+    <message>
+        <source>Tool calls per reply before Claude must answer.</source>
+        <translation>每条回复中 Claude 必须作答前可调用工具的轮数。</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Applies at the next start.</source>
+        <translation>下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>Automatic follows the system&apos;s light or dark mode.</source>
+        <translation>“自动”跟随系统的浅色或深色模式。</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>Tool use</source>
+        <translation>工具使用</translation>
+    </message>
+    <message>
+        <source>Interface</source>
+        <translation>界面</translation>
+    </message>
+    <message>
+        <source>Built-in list. Refresh asks the API (needs an Anthropic key).</source>
+        <translation>内置列表。点击“刷新”向 API 查询（需要 Anthropic 密钥）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n models from the API, fetched {when}.</source>
+        <translation>
+            <numerusform>API 返回 %n 个模型，获取于 {when}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add an Anthropic key on the Keys page to fetch the list.</source>
+        <translation>请在“密钥”页添加 Anthropic 密钥以获取列表。</translation>
+    </message>
+    <message>
+        <source>Asking the API for models…</source>
+        <translation>正在向 API 查询模型…</translation>
+    </message>
+    <message>
+        <source>Showing the cached list.</source>
+        <translation>显示缓存的列表。</translation>
+    </message>
+    <message>
+        <source>Showing the built-in list.</source>
+        <translation>显示内置列表。</translation>
+    </message>
+    <message>
+        <source>{setting} is set and wins over this choice.</source>
+        <translation>已设置 {setting}，它优先于此选项。</translation>
+    </message>
+    <message>
+        <source>{setting} is set and wins over this field.</source>
+        <translation>已设置 {setting}，它优先于此栏。</translation>
+    </message>
+    <message>
+        <source>{setting} is not a positive number of tokens and is ignored.</source>
+        <translation>{setting} 不是正的 token 数，已忽略。</translation>
+    </message>
+</context>
+<context>
+    <name>NewChatMenu</name>
+    <message>
+        <source>Manage assistants…</source>
+        <translation>管理助手…</translation>
+    </message>
+    <message>
+        <source>A reply is still being written: stop the reply (Esc) before starting a new chat.</source>
+        <translation>回复仍在生成：请先停止回复（Esc），再开始新对话。</translation>
+    </message>
+    <message>
+        <source>The provider of “{0}” is no longer set up; the default provider answers.</source>
+        <translation>“{0}”的服务商已不再配置；将由默认服务商回答。</translation>
+    </message>
+</context>
+<context>
+    <name>PermissionsPage</name>
+    <message>
+        <source>Read-only tools run without asking; the others ask each time, unless you gave a standing permission below.</source>
+        <translation>只读工具无需询问即可运行；其他工具每次都会询问，除非你在下方授予了长期权限。</translation>
+    </message>
+    <message>
+        <source>No standing permissions. Tools that change things ask each time.</source>
+        <translation>没有长期权限。会做出更改的工具每次都会询问。</translation>
+    </message>
+    <message>
+        <source>Always</source>
+        <translation>始终</translation>
+    </message>
+    <message>
+        <source>one conversation</source>
+        <translation>某个对话</translation>
+    </message>
+    <message>
+        <source>In: {title}</source>
+        <translation>仅在：{title}</translation>
+    </message>
+    <message>
+        <source>from {server}</source>
+        <translation>来自 {server}</translation>
+    </message>
+    <message>
+        <source>Everywhere</source>
+        <translation>所有对话</translation>
+    </message>
+    <message>
+        <source>Only in “{title}”</source>
+        <translation>仅在“{title}”中</translation>
+    </message>
+    <message>
+        <source>Given {when}</source>
+        <translation>授予于 {when}</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Revoke the permission for {tool}</source>
+        <translation>撤销 {tool} 的权限</translation>
+    </message>
+    <message>
+        <source>Revoke all</source>
+        <translation>全部撤销</translation>
+    </message>
+    <message>
+        <source>Revoke the standing permission?</source>
+        <translation>撤销这项长期权限？</translation>
+    </message>
+    <message numerus="yes">
+        <source>Revoke all %n standing permissions?</source>
+        <translation>
+            <numerusform>撤销全部 %n 项长期权限？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Revoke all permissions</source>
+        <translation>撤销所有权限</translation>
+    </message>
+    <message>
+        <source>Every tool that changes things will ask again.</source>
+        <translation>所有会做出更改的工具都将重新询问。</translation>
+    </message>
+</context>
+<context>
+    <name>PricesPage</name>
+    <message>
+        <source>Model id</source>
+        <translation>模型 ID</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Cache read</source>
+        <translation>缓存读取</translation>
+    </message>
+    <message>
+        <source>Cache write</source>
+        <translation>缓存写入</translation>
+    </message>
+    <message>
+        <source>Add price</source>
+        <translation>添加价格</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove the selected prices: the built-in price (if any) applies again</source>
+        <translation>移除选中的价格：内置价格（如有）将重新生效</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Long prompts</source>
+        <translation>长提示词</translation>
+    </message>
+    <message>
+        <source>Set my own price</source>
+        <translation>设置自定义价格</translation>
+    </message>
+    <message>
+        <source>Copy the selected built-in price into your prices to change it</source>
+        <translation>将选中的内置价格复制到你的价格中以便修改</translation>
+    </message>
+    <message>
+        <source>Your prices</source>
+        <translation>你的价格</translation>
+    </message>
+    <message>
+        <source>USD per million tokens. A price here wins over the built-in one, for the model id and its dated versions (claude-sonnet-4-5 also prices claude-sonnet-4-5-20250929). An empty cache price charges those tokens as input.</source>
+        <translation>单位：美元/百万 token。此处的价格优先于内置价格，适用于该模型 ID 及其带日期的版本（claude-sonnet-4-5 也为 claude-sonnet-4-5-20250929 定价）。缓存价格留空时，这些 token 按输入计费。</translation>
+    </message>
+    <message>
+        <source>Built-in prices</source>
+        <translation>内置价格</translation>
+    </message>
+    <message>
+        <source>As the providers published them in {date}; prices change, so check yours. Models not listed show &quot;price unknown&quot; until you add them above; local models (Ollama) are free.</source>
+        <translation>为各服务商于 {date} 公布的价格；价格会变动，请自行核对。未列出的模型显示“价格未知”，直到你在上方添加；本地模型（Ollama）免费。</translation>
+    </message>
+    <message>
+        <source>over {tokens}k: {input} in / {output} out</source>
+        <translation>超过 {tokens}k：输入 {input} / 输出 {output}</translation>
+    </message>
+    <message>
+        <source>Row {row} of your prices has no model id.</source>
+        <translation>你的价格第 {row} 行没有模型 ID。</translation>
+    </message>
+    <message>
+        <source>{model} has two prices; keep one.</source>
+        <translation>{model} 有两个价格；请只保留一个。</translation>
+    </message>
+    <message>
+        <source>The price &quot;{text}&quot; of {model} is not a number of dollars from 0 to 100,000.</source>
+        <translation>{model} 的价格“{text}”不是 0 到 100,000 之间的美元数。</translation>
+    </message>
+    <message>
+        <source>Give {model} an input and an output price.</source>
+        <translation>请为 {model} 填写输入和输出价格。</translation>
+    </message>
+</context>
+<context>
+    <name>PromptEdit</name>
+    <message>
+        <source>Message Claude…</source>
+        <translation>给 Claude 发消息…</translation>
+    </message>
+</context>
+<context>
+    <name>ProviderRow</name>
+    <message>
+        <source>Anthropic Messages API</source>
+        <translation>Anthropic Messages API</translation>
+    </message>
+    <message>
+        <source>Chat Completions</source>
+        <translation>Chat Completions</translation>
+    </message>
+    <message>
+        <source>Gemini API</source>
+        <translation>Gemini API</translation>
+    </message>
+    <message>
+        <source>Ollama, on this machine or your network</source>
+        <translation>Ollama，在本机或局域网中</translation>
+    </message>
+    <message>
+        <source>is needed</source>
+        <translation>为必填项</translation>
+    </message>
+    <message>
+        <source>must start with http:// or https://</source>
+        <translation>必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>has no host name</source>
+        <translation>缺少主机名</translation>
+    </message>
+    <message>
+        <source>Offer {provider}</source>
+        <translation>提供 {provider}</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>{provider} details</source>
+        <translation>{provider} 详情</translation>
+    </message>
+    <message>
+        <source>{provider} base URL</source>
+        <translation>{provider} 基础 URL</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Asks for the model list with the key and base URL above (nothing is saved but the list)</source>
+        <translation>用上方的密钥和基础 URL 查询模型列表（只保存列表）</translation>
+    </message>
+    <message>
+        <source>Remove endpoint</source>
+        <translation>移除端点</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>{wire} · id {id}</source>
+        <translation>{wire} · ID {id}</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>No key needed</source>
+        <translation>无需密钥</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>标头</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>The default provider is always offered; choose another default to switch it off</source>
+        <translation>默认服务商始终提供；如要关闭，请先选择其他默认服务商</translation>
+    </message>
+    <message>
+        <source>Offer {provider} in the model picker</source>
+        <translation>在模型选择器中提供 {provider}</translation>
+    </message>
+    <message>
+        <source>No key — add one</source>
+        <translation>无密钥 — 请添加</translation>
+    </message>
+    <message>
+        <source>Key stored in {place} · {hint}</source>
+        <translation>密钥保存在{place} · {hint}</translation>
+    </message>
+    <message>
+        <source>Key for this session only · {hint}</source>
+        <translation>密钥仅限本次会话 · {hint}</translation>
+    </message>
+    <message>
+        <source>Key from {variable} · {hint}</source>
+        <translation>密钥来自 {variable} · {hint}</translation>
+    </message>
+    <message>
+        <source>Asking {provider} for its models…</source>
+        <translation>正在向 {provider} 查询模型…</translation>
+    </message>
+    <message>
+        <source>The base URL {problem}.</source>
+        <translation>基础 URL {problem}。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n models listed {when}.</source>
+        <translation>
+            <numerusform>{when} 列出了 %n 个模型。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{provider} key</source>
+        <translation>{provider} 密钥</translation>
+    </message>
+</context>
+<context>
+    <name>ProvidersPage</name>
+    <message>
+        <source>No key: paste one above and press Save (or Test it as typed).</source>
+        <translation>无密钥：请在上方粘贴并点击“保存”（或直接“测试”输入的密钥）。</translation>
+    </message>
+    <message>
+        <source>{provider} answered {status} at {url}.</source>
+        <translation>{provider} 在 {url} 返回 {status}。</translation>
+    </message>
+    <message>
+        <source>Could not reach {provider} at {url} ({error}).</source>
+        <translation>无法连接 {url} 上的 {provider}（{error}）。</translation>
+    </message>
+    <message>
+        <source>{provider} could not list its models ({error}).</source>
+        <translation>{provider} 无法列出其模型（{error}）。</translation>
+    </message>
+    <message>
+        <source>Add endpoint…</source>
+        <translation>添加端点…</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Each conversation keeps the provider it started with.</source>
+        <translation>每个对话保持其开始时使用的服务商。</translation>
+    </message>
+    <message>
+        <source>Any Chat Completions server: LM Studio, llama.cpp, vLLM, a gateway.</source>
+        <translation>任何 Chat Completions 服务器：LM Studio、llama.cpp、vLLM 或网关。</translation>
+    </message>
+    <message>
+        <source>New conversations</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>{provider} is the default provider, so it stays on: choose another default first.</source>
+        <translation>{provider} 是默认服务商，因此保持开启：请先选择其他默认服务商。</translation>
+    </message>
+    <message>
+        <source>Correct the base URL first.</source>
+        <translation>请先更正基础 URL。</translation>
+    </message>
+    <message numerus="yes">
+        <source>✓ Works — %n models</source>
+        <translation>
+            <numerusform>✓ 可用 — %n 个模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{provider} base URL {problem}.</source>
+        <translation>{provider} 基础 URL {problem}。</translation>
+    </message>
+</context>
+<context>
+    <name>RecoveryBar</name>
+    <message>
+        <source>{model} writes at most {cap:,} tokens per reply.</source>
+        <translation>{model} 每条回复最多写 {cap:,} 个 token。</translation>
+    </message>
+    <message>
+        <source>A higher limit can be set in Settings ▸ Models.</source>
+        <translation>可在设置 ▸ 模型中设置更高的上限。</translation>
+    </message>
+    <message>
+        <source>This reply was cut off at the output limit of {limit:,} tokens.</source>
+        <translation>此回复在 {limit:,} 个 token 的输出上限处被截断。</translation>
+    </message>
+    <message>
+        <source>Continue lets the model carry on where it stopped.</source>
+        <translation>“继续”可让模型从停止处接着写。</translation>
+    </message>
+    <message>
+        <source>This request was declined.</source>
+        <translation>此请求被拒绝。</translation>
+    </message>
+    <message>
+        <source>The model stopped without answering (stop reason: refusal).</source>
+        <translation>模型未作回答即停止（停止原因：拒绝）。</translation>
+    </message>
+    <message>
+        <source>This reply was interrupted.</source>
+        <translation>此回复被中断。</translation>
+    </message>
+    <message>
+        <source>This reply failed.</source>
+        <translation>此回复失败。</translation>
+    </message>
+    <message>
+        <source>The text received so far is kept.</source>
+        <translation>已保留目前收到的文本。</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Ask again for this reply; the interrupted text stays stored</source>
+        <translation>重新请求此回复；被中断的文本仍会保存</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Let the model carry on from where the reply stopped</source>
+        <translation>让模型从回复停止处接着写</translation>
+    </message>
+    <message>
+        <source>Edit and resend…</source>
+        <translation>编辑并重新发送…</translation>
+    </message>
+    <message>
+        <source>Put your message back in the composer to rephrase it</source>
+        <translation>把你的消息放回输入框以便改写</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyActions</name>
+    <message>
+        <source>Edit and resend…</source>
+        <translation>编辑并重新发送…</translation>
+    </message>
+    <message>
+        <source>Regenerate reply</source>
+        <translation>重新生成回复</translation>
+    </message>
+</context>
+<context>
+    <name>SearchResults</name>
+    <message>
+        <source>Match in the title</source>
+        <translation>标题匹配</translation>
+    </message>
+</context>
+<context>
+    <name>ServerForm</name>
+    <message>
+        <source>Values are stored in the system keyring, not in mcp.json.</source>
+        <translation>这些值保存在系统密钥环中，而不是 mcp.json 中。</translation>
+    </message>
+    <message>
+        <source>Environment line {number} is not “NAME=value”.</source>
+        <translation>第 {number} 行环境变量不是“NAME=value”格式。</translation>
+    </message>
+    <message>
+        <source>Header line {number} is not “Name: value”.</source>
+        <translation>第 {number} 行标头不是“名称: 值”格式。</translation>
+    </message>
+    <message>
+        <source>Add MCP server</source>
+        <translation>添加 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Local command</source>
+        <translation>本地命令</translation>
+    </message>
+    <message>
+        <source>Remote URL</source>
+        <translation>远程 URL</translation>
+    </message>
+    <message>
+        <source>Command and arguments</source>
+        <translation>命令和参数</translation>
+    </message>
+    <message>
+        <source>Older SSE transport</source>
+        <translation>旧版 SSE 传输</translation>
+    </message>
+    <message>
+        <source>Sign in with OAuth (opens the browser)</source>
+        <translation>使用 OAuth 登录（会打开浏览器）</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>The program and its arguments, as in a shell (quote an argument with spaces).</source>
+        <translation>程序及其参数，写法同 shell（含空格的参数请加引号）。</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>One “NAME=value” a line.</source>
+        <translation>每行一个“NAME=value”。</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>标头</translation>
+    </message>
+    <message>
+        <source>One “Name: value” a line.</source>
+        <translation>每行一个“名称: 值”。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Give the server a name: letters, digits, “-”, “_” or “.”, starting with a letter or digit.</source>
+        <translation>请为服务器命名：可用字母、数字、“-”、“_”或“.”，并以字母或数字开头。</translation>
+    </message>
+    <message>
+        <source>There is a server called “{name}” already: choose another name, or remove it first.</source>
+        <translation>已存在名为“{name}”的服务器：请换个名称，或先将其移除。</translation>
+    </message>
+    <message>
+        <source>The command cannot be read ({problem}): check its quotes.</source>
+        <translation>无法解析命令（{problem}）：请检查引号。</translation>
+    </message>
+    <message>
+        <source>Give the command that starts the server, e.g. “npx -y some-mcp-server”.</source>
+        <translation>请填写启动服务器的命令，例如“npx -y some-mcp-server”。</translation>
+    </message>
+    <message>
+        <source>The URL {problem}.</source>
+        <translation>URL {problem}。</translation>
+    </message>
+</context>
+<context>
+    <name>ServerRow</name>
+    <message>
+        <source>Local command</source>
+        <translation>本地命令</translation>
+    </message>
+    <message>
+        <source>Remote (Streamable HTTP)</source>
+        <translation>远程（Streamable HTTP）</translation>
+    </message>
+    <message>
+        <source>Remote (SSE)</source>
+        <translation>远程（SSE）</translation>
+    </message>
+    <message>
+        <source>Disabled</source>
+        <translation>已禁用</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Waiting for the browser… Finish signing in there; this waits up to 5 minutes.</source>
+        <translation>正在等待浏览器… 请在浏览器中完成登录；最多等待 5 分钟。</translation>
+    </message>
+    <message>
+        <source>1 tool</source>
+        <translation>1 个工具</translation>
+    </message>
+    <message>
+        <source>%n tools</source>
+        <translation>%n 个工具</translation>
+    </message>
+    <message>
+        <source>Not running</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>Sign in…</source>
+        <translation>登录…</translation>
+    </message>
+    <message>
+        <source>Opens your browser to sign in to this server (OAuth); the sign-in is kept in the system keyring</source>
+        <translation>打开浏览器登录此服务器（OAuth）；登录信息保存在系统密钥环中</translation>
+    </message>
+    <message>
+        <source>Sign in to {name}</source>
+        <translation>登录 {name}</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Connects to the server once, apart from the running one, and lists its tools</source>
+        <translation>另行连接服务器一次（不影响正在运行的连接），并列出其工具</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重启</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Test {name}</source>
+        <translation>测试 {name}</translation>
+    </message>
+    <message>
+        <source>Restart {name}</source>
+        <translation>重启 {name}</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+    <message>
+        <source> · restarted {count}×</source>
+        <translation> · 已重启 {count} 次</translation>
+    </message>
+    <message>
+        <source>Last error: {error}</source>
+        <translation>上次错误：{error}</translation>
+    </message>
+    <message>
+        <source>✓ Signed in — {tools}</source>
+        <translation>✓ 已登录 — {tools}</translation>
+    </message>
+    <message>
+        <source>Connecting to {name}…</source>
+        <translation>正在连接 {name}…</translation>
+    </message>
+    <message>
+        <source>✓ Works — {tools}</source>
+        <translation>✓ 可用 — {tools}</translation>
+    </message>
+    <message>
+        <source>Could not connect: {problem}</source>
+        <translation>无法连接：{problem}</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>API keys</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Keys for Claude and for the tools (the other providers&apos; are on the Providers page). Saving stores a key at once.</source>
+        <translation>Claude 和工具使用的密钥（其他服务商的密钥在“服务商”页）。点击保存后立即存储。</translation>
+    </message>
+    <message>
+        <source>Providers</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Which services answer: each one&apos;s key, endpoint and model list, and the default. Keys are saved at once, the rest on OK.</source>
+        <translation>由哪些服务回答：各自的密钥、端点和模型列表，以及默认服务商。密钥立即保存，其余在点击“确定”时保存。</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Which Claude answers, and how much it may think and use tools.</source>
+        <translation>由哪个 Claude 回答，以及它可思考和使用工具的程度。</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>What Claude may use while it answers. A tool without its key is never offered.</source>
+        <translation>Claude 回答时可使用的工具。缺少密钥的工具不会提供。</translation>
+    </message>
+    <message>
+        <source>MCP servers</source>
+        <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Programs and services that give Claude more tools. Changes here take effect at once.</source>
+        <translation>为 Claude 提供更多工具的程序和服务。此处的更改立即生效。</translation>
+    </message>
+    <message>
+        <source>Permissions</source>
+        <translation>权限</translation>
+    </message>
+    <message>
+        <source>The tools you allowed to run without asking, and how to take that back.</source>
+        <translation>你允许无需询问即可运行的工具，以及如何撤销。</translation>
+    </message>
+    <message>
+        <source>Assistants</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>Starting points for new chats: a system prompt, a model, thinking and tools. Changes here are saved at once.</source>
+        <translation>新对话的起点：系统提示词、模型、思考和工具。此处的更改立即保存。</translation>
+    </message>
+    <message>
+        <source>Prices</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <source>What each model costs per million tokens, used for the cost of each reply, each conversation and View ▸ Usage. Applied on OK.</source>
+        <translation>每个模型每百万 token 的价格，用于计算每条回复、每个对话以及“视图 ▸ 用量”中的费用。点击“确定”后生效。</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>确定</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Not saved: {problem}</source>
+        <translation>未保存：{problem}</translation>
+    </message>
+    <message>
+        <source>Saved, but {problem}</source>
+        <translation>已保存，但{problem}</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>settings</source>
+        <translation>设置</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsEntry</name>
+    <message>
+        <source>&lt;b&gt;Welcome to Desktop Copilot.&lt;/b&gt; To talk to Claude it needs an Anthropic API key: create one at &lt;a href=&quot;{url}&quot;&gt;console.anthropic.com&lt;/a&gt; (Settings ▸ API keys), paste it below and press Save. It is kept in your system keyring, never in a file.</source>
+        <translation>&lt;b&gt;欢迎使用 Desktop Copilot。&lt;/b&gt;要与 Claude 对话，需要一个 Anthropic API 密钥：请在 &lt;a href=&quot;{url}&quot;&gt;console.anthropic.com&lt;/a&gt;（Settings ▸ API keys）创建，粘贴到下方并点击“保存”。密钥保存在系统密钥环中，绝不写入文件。</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>In the message box</source>
+        <translation>在消息框中</translation>
+    </message>
+    <message>
+        <source>In the search field</source>
+        <translation>在搜索框中</translation>
+    </message>
+    <message>
+        <source>In the conversation list</source>
+        <translation>在对话列表中</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>New line</source>
+        <translation>换行</translation>
+    </message>
+    <message>
+        <source>Stop the reply, or stop editing a message</source>
+        <translation>停止回复，或停止编辑消息</translation>
+    </message>
+    <message>
+        <source>Clear the search</source>
+        <translation>清除搜索</translation>
+    </message>
+    <message>
+        <source>Move into the results</source>
+        <translation>移到搜索结果</translation>
+    </message>
+    <message>
+        <source>Open the first result</source>
+        <translation>打开第一个结果</translation>
+    </message>
+    <message>
+        <source>Rename the conversation</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>Delete the conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>(no description)</source>
+        <translation>（无说明）</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>密钥</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Delete conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete “{title}”?
+
+Its messages are removed from this computer. This cannot be undone.</source>
+        <translation>删除“{title}”？
+
+其消息将从这台电脑上移除。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>New conversation (Ctrl+N)</source>
+        <translation>新建对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>New chat from an assistant</source>
+        <translation>从助手新建对话</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>No results for “{query}”</source>
+        <translation>没有“{query}”的结果</translation>
+    </message>
+    <message>
+        <source>1 result</source>
+        <translation>1 个结果</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n results</source>
+        <translation>
+            <numerusform>%n 个结果</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>SystemPromptDialog</name>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>“{0}” started from the assistant “{1}”.</source>
+        <translation>“{0}”由助手“{1}”开始。</translation>
+    </message>
+    <message>
+        <source>“{0}”.</source>
+        <translation>“{0}”。</translation>
+    </message>
+    <message>
+        <source>A change applies from the next message.</source>
+        <translation>更改从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <source>No system prompt: the model gets only the conversation.</source>
+        <translation>无系统提示词：模型只收到对话内容。</translation>
+    </message>
+    <message>
+        <source>Empty: the app&apos;s default system prompt is used.</source>
+        <translation>留空：使用应用的默认系统提示词。</translation>
+    </message>
+    <message>
+        <source>Use the assistant&apos;s</source>
+        <translation>使用助手的提示词</translation>
+    </message>
+    <message>
+        <source>Put back the system prompt of the assistant this conversation started from</source>
+        <translation>恢复此对话所用助手的系统提示词</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>The system prompt is longer than {0:,} characters; shorten it.</source>
+        <translation>系统提示词超过 {0:,} 个字符；请缩短。</translation>
+    </message>
+    <message>
+        <source>Not saved: {0}</source>
+        <translation>未保存：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>Thinking</name>
+    <message>
+        <source>Thinking… {time}</source>
+        <translation>思考中… {time}</translation>
+    </message>
+    <message>
+        <source>Thought for {time}</source>
+        <translation>已思考 {time}</translation>
+    </message>
+    <message>
+        <source>Thinking redacted by the provider (kept encrypted for replay)</source>
+        <translation>思考内容已被服务商隐去（加密保存以供重放）</translation>
+    </message>
+</context>
+<context>
+    <name>ToolCard</name>
+    <message>
+        <source>image could not be shown</source>
+        <translation>无法显示图片</translation>
+    </message>
+    <message>
+        <source>… {lines:,} more lines, {chars:,} characters not shown (right-click the card to copy all)</source>
+        <translation>… 还有 {lines:,} 行、{chars:,} 个字符未显示（右键点击卡片可复制全部）</translation>
+    </message>
+    <message>
+        <source>Arguments (changed by a hook)</source>
+        <translation>参数（已被钩子修改）</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Show less</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>显示全部</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Structured result</source>
+        <translation>结构化结果</translation>
+    </message>
+    <message>
+        <source>Links</source>
+        <translation>链接</translation>
+    </message>
+    <message>
+        <source>Sending…</source>
+        <translation>正在发送…</translation>
+    </message>
+    <message>
+        <source>from {server}</source>
+        <translation>来自 {server}</translation>
+    </message>
+</context>
+<context>
+    <name>ToolList</name>
+    <message>
+        <source>Runs without asking</source>
+        <translation>无需询问即可运行</translation>
+    </message>
+    <message>
+        <source>Asks before it runs</source>
+        <translation>运行前会询问</translation>
+    </message>
+</context>
+<context>
+    <name>ToolRow</name>
+    <message>
+        <source>Called {name} by the model</source>
+        <translation>模型调用名为 {name}</translation>
+    </message>
+    <message>
+        <source>{risk}: runs without asking</source>
+        <translation>{risk}：无需询问即可运行</translation>
+    </message>
+    <message>
+        <source>{risk}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)</source>
+        <translation>{risk}：经你允许后才会运行（设置 ▸ 权限中列出了你允许的内容）</translation>
+    </message>
+    <message>
+        <source>from {server}</source>
+        <translation>来自 {server}</translation>
+    </message>
+    <message>
+        <source>Use {name}</source>
+        <translation>使用 {name}</translation>
+    </message>
+    <message>
+        <source>Add key…</source>
+        <translation>添加密钥…</translation>
+    </message>
+    <message>
+        <source>Needs a workspace folder</source>
+        <translation>需要工作区文件夹</translation>
+    </message>
+    <message>
+        <source>Offered to Claude</source>
+        <translation>已提供给 Claude</translation>
+    </message>
+    <message>
+        <source>Switched off</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>Not offered to Claude until you add a {key}.</source>
+        <translation>添加{key}后才会提供给 Claude。</translation>
+    </message>
+    <message>
+        <source>Add {name} key…</source>
+        <translation>添加 {name} 密钥…</translation>
+    </message>
+    <message>
+        <source>Not offered to Claude until you choose a workspace folder below.</source>
+        <translation>在下方选择工作区文件夹后才会提供给 Claude。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsPage</name>
+    <message>
+        <source>None — the file tools are off</source>
+        <translation>无 — 文件工具已关闭</translation>
+    </message>
+    <message>
+        <source>Needs a {names} key</source>
+        <translation>需要 {names} 密钥</translation>
+    </message>
+    <message>
+        <source> and a </source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>Read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>Asks first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>No tools are registered.</source>
+        <translation>没有已注册的工具。</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptNotice</name>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>Cut off at the output limit: this reply is incomplete.</source>
+        <translation>已在输出上限处截断：此回复不完整。</translation>
+    </message>
+    <message>
+        <source>The model declined to answer this request.</source>
+        <translation>模型拒绝回答此请求。</translation>
+    </message>
+    <message>
+        <source>The reply was interrupted.</source>
+        <translation>回复被中断。</translation>
+    </message>
+    <message>
+        <source>The reply failed.</source>
+        <translation>回复失败。</translation>
+    </message>
+    <message>
+        <source>Switched to {model}</source>
+        <translation>已切换到 {model}</translation>
+    </message>
+    <message>
+        <source>[{type} block, not shown]</source>
+        <translation>[{type} 块，未显示]</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptView</name>
+    <message>
+        <source>Deny {tool}</source>
+        <translation>拒绝 {tool}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Deny %n tool calls</source>
+        <translation>
+            <numerusform>拒绝 %n 个工具调用</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy message as Markdown</source>
+        <translation>以 Markdown 格式复制消息</translation>
+    </message>
+    <message>
+        <source>Copy as plain text</source>
+        <translation>以纯文本复制</translation>
+    </message>
+    <message>
+        <source>Copy tool arguments</source>
+        <translation>复制工具参数</translation>
+    </message>
+    <message>
+        <source>Copy tool result</source>
+        <translation>复制工具结果</translation>
+    </message>
+</context>
+<context>
+    <name>UsageDisplay</name>
+    <message>
+        <source>No tokens used yet</source>
+        <translation>尚未使用 token</translation>
+    </message>
+    <message>
+        <source>{input} in · {output} out · {cost}</source>
+        <translation>输入 {input} · 输出 {output} · {cost}</translation>
+    </message>
+    <message>
+        <source>Cost: {cost}</source>
+        <translation>费用：{cost}</translation>
+    </message>
+    <message>
+        <source>{count} of {replies} replies are from models without a known price; add their prices in Settings ▸ Prices.</source>
+        <translation>{replies} 条回复中有 {count} 条来自价格未知的模型；请在设置 ▸ 价格中添加它们的价格。</translation>
+    </message>
+    <message>
+        <source>Input: {count} tokens</source>
+        <translation>输入：{count} 个 token</translation>
+    </message>
+    <message>
+        <source>  read from cache: {count}</source>
+        <translation>  从缓存读取：{count}</translation>
+    </message>
+    <message>
+        <source>  written to cache: {count}</source>
+        <translation>  写入缓存：{count}</translation>
+    </message>
+    <message>
+        <source>Output: {count} tokens</source>
+        <translation>输出：{count} 个 token</translation>
+    </message>
+    <message>
+        <source>  thinking: {count}</source>
+        <translation>  思考：{count}</translation>
+    </message>
+    <message>
+        <source>{count} in</source>
+        <translation>输入 {count}</translation>
+    </message>
+    <message>
+        <source> ({count} cached)</source>
+        <translation>（缓存 {count}）</translation>
+    </message>
+    <message>
+        <source>{count} out</source>
+        <translation>输出 {count}</translation>
+    </message>
+    <message>
+        <source> ({count} thinking)</source>
+        <translation>（思考 {count}）</translation>
+    </message>
+    <message>
+        <source>No token usage was reported for this reply.</source>
+        <translation>此回复未报告 token 用量。</translation>
+    </message>
+    <message>
+        <source>this model</source>
+        <translation>此模型</translation>
+    </message>
+    <message>
+        <source>No price is known for {model}; add one in Settings ▸ Prices.</source>
+        <translation>{model} 的价格未知；请在设置 ▸ 价格中添加。</translation>
+    </message>
+    <message>
+        <source>Priced with your price for {model}.</source>
+        <translation>按你为 {model} 设置的价格计费。</translation>
+    </message>
+    <message>
+        <source>Priced as {model} (prices of {date}).</source>
+        <translation>按 {model} 计价（{date} 的价格）。</translation>
+    </message>
+</context>
+<context>
+    <name>UsageTile</name>
+    <message>
+        <source>{input} in · {output} out</source>
+        <translation>输入 {input} · 输出 {output}</translation>
+    </message>
+    <message>
+        <source>{count} of {replies} replies have no known price: the cost shown leaves them out.</source>
+        <translation>{replies} 条回复中有 {count} 条价格未知：显示的费用未包含它们。</translation>
+    </message>
+</context>
+<context>
+    <name>UsageView</name>
+    <message>
+        <source>Usage</source>
+        <translation>用量</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Cache read</source>
+        <translation>缓存读取</translation>
+    </message>
+    <message>
+        <source>Cache write</source>
+        <translation>缓存写入</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>Grey bars: days with replies from models without a known price (their cost is left out).</source>
+        <translation>灰色柱：当天有来自价格未知模型的回复（其费用未计入）。</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>All time</source>
+        <translation>全部时间</translation>
+    </message>
+    <message>
+        <source>Per day, last {days} days</source>
+        <translation>按天，最近 {days} 天</translation>
+    </message>
+    <message>
+        <source>Per model</source>
+        <translation>按模型</translation>
+    </message>
+    <message>
+        <source>Costs use the built-in prices of {date} and yours from Settings ▸ Prices; replies replaced by an edit or a regeneration count too. Local models are free.</source>
+        <translation>费用按 {date} 的内置价格以及你在设置 ▸ 价格中的价格计算；因编辑或重新生成而被替换的回复也计入。本地模型免费。</translation>
+    </message>
+    <message>
+        <source>No conversations are stored, so there is no usage to show.</source>
+        <translation>没有保存的对话，因此没有可显示的用量。</translation>
+    </message>
+    <message>
+        <source>{count} tokens</source>
+        <translation>{count} 个 token</translation>
+    </message>
+    <message>
+        <source>(unknown model)</source>
+        <translation>（未知模型）</translation>
+    </message>
+    <message>
+        <source>No price is known for this model. Add one in Settings ▸ Prices.</source>
+        <translation>此模型的价格未知。请在设置 ▸ 价格中添加。</translation>
+    </message>
+    <message>
+        <source>Priced with your price from Settings ▸ Prices.</source>
+        <translation>按你在设置 ▸ 价格中设置的价格计费。</translation>
+    </message>
+    <message>
+        <source>price unknown</source>
+        <translation>价格未知</translation>
+    </message>
+</context>
+<context>
+    <name>UsageWords</name>
+    <message>
+        <source>free (local)</source>
+        <translation>免费（本地）</translation>
+    </message>
+    <message>
+        <source>cost unknown</source>
+        <translation>费用未知</translation>
+    </message>
+    <message>
+        <source>{cost} + unknown</source>
+        <translation>{cost} + 未知</translation>
+    </message>
+    <message>
+        <source>price unknown</source>
+        <translation>价格未知</translation>
+    </message>
+</context>
+<context>
+    <name>VersionSwitcher</name>
+    <message>
+        <source>Versions ({count})</source>
+        <translation>版本（{count}）</translation>
+    </message>
+    <message>
+        <source>Version {number} of {count} (shown)</source>
+        <translation>第 {number} 个版本，共 {count} 个（当前显示）</translation>
+    </message>
+    <message>
+        <source>Switch to version {number} of {count}</source>
+        <translation>切换到第 {number} 个版本（共 {count} 个）</translation>
+    </message>
+</context>
+<context>
+    <name>WindowMenus</name>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Cu&amp;t</source>
+        <translation>剪切(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Paste</source>
+        <translation>粘贴(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Select &amp;All</source>
+        <translation>全选(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Find in chats</source>
+        <translation>在对话中查找(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Search the titles and messages of every conversation</source>
+        <translation>搜索所有对话的标题和消息</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Show &amp;conversation list</source>
+        <translation>显示对话列表(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Usage…</source>
+        <translation>用量(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>Tokens and cost per day and per model</source>
+        <translation>按天和按模型统计的 token 与费用</translation>
+    </message>
+    <message>
+        <source>The Usage view is not part of this version.</source>
+        <translation>此版本不包含用量视图。</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Open log folder</source>
+        <translation>打开日志文件夹</translation>
+    </message>
+    <message>
+        <source>Show the folder with the app&apos;s log files, to attach to a bug report</source>
+        <translation>显示应用日志文件所在的文件夹，以便附到错误报告中</translation>
+    </message>
+    <message>
+        <source>&amp;About Desktop Copilot</source>
+        <translation>关于 Desktop Copilot(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceGroup</name>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source> characters</source>
+        <translation> 个字符</translation>
+    </message>
+    <message>
+        <source>Tool result limit</source>
+        <translation>工具结果上限</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Characters of a result sent to the model; the card keeps the whole.</source>
+        <translation>发送给模型的结果字符数；卡片中保留完整结果。</translation>
+    </message>
+    <message>
+        <source>Workspace folder</source>
+        <translation>工作区文件夹</translation>
+    </message>
+    <message>
+        <source>Tool results</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>Choose the workspace folder</source>
+        <translation>选择工作区文件夹</translation>
+    </message>
+    <message>
+        <source>This folder does not exist (any more): the file tools stay off until you choose another.</source>
+        <translation>此文件夹（已）不存在：在选择其他文件夹前，文件工具保持关闭。</translation>
+    </message>
+    <message>
+        <source>The file tools may list, read and search in it without asking; writing asks first. Nothing outside it.</source>
+        <translation>文件工具可在其中列出、读取和搜索而无需询问；写入会先询问。不会触及其外的任何内容。</translation>
+    </message>
+    <message>
+        <source>Choose a folder to let Claude read and (with your approval) edit the files in it.</source>
+        <translation>选择一个文件夹，让 Claude 读取并（经你批准后）编辑其中的文件。</translation>
+    </message>
+</context>
+</TS>

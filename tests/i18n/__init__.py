@@ -1,0 +1,1 @@
+"""Tests of the interface translations (desktop_copilot/i18n)."""
