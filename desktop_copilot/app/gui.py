@@ -1,5 +1,6 @@
 """GUI entry point: QApplication on a qasync loop, the window shown before any provider SDK is imported,
-the latest conversation reopened, and an orderly shutdown (run cancelled, HTTP clients and store closed)."""
+the conversation open at the last close (or the latest) reopened, and an orderly shutdown (run cancelled, HTTP clients
+and store closed)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -31,9 +32,11 @@ from desktop_copilot.core.models import Conversation
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
+from desktop_copilot.i18n import install_translator
 from desktop_copilot.qt.bridge.controller import ChatController
-from desktop_copilot.qt.window.main_window import MainWindow
-from desktop_copilot.qt.settings.entry import install_settings_action, start_startup_notices
+from desktop_copilot.qt.common.theme_switch import install_theme_switch
+from desktop_copilot.qt.window.main_window import MainWindow, stored_settings
+from desktop_copilot.qt.settings.entry import start_startup_notices
 from desktop_copilot.qt.transcript.model import TranscriptModel
 
 log = logging.getLogger(__name__)
@@ -46,15 +49,22 @@ EXIT_AFTER_SHOW_ENV = "DESKTOP_COPILOT_EXIT_AFTER_SHOW"
 
 def create_main_window(runtime: Runtime, store: Store | None, conversation: Conversation | None = None) -> MainWindow:
     """The composed window (controller, model, session); tests call this with a loopback runtime.
-    Without `conversation` it shows the most recent stored one, opened lazily (a 10,000-message
-    conversation shows at once), or a new one."""
+    Without `conversation` it shows the one open when the window last closed, else the most recent stored one,
+    opened lazily (a 10,000-message conversation shows at once), or a new one."""
     session = ChatSession(runtime, conversation or Conversation(), store)
     controller = ChatController(session, TranscriptModel())
-    window = MainWindow(controller)
-    install_settings_action(window)  # File ▸ Settings… and Ctrl+,
-    if conversation is None and store is not None and (latest := store.latest_conversation_id()):
-        window.history.open(latest)
+    window = MainWindow(controller)  # its menus include File ▸ Settings… (Ctrl+,)
+    if conversation is None and store is not None and (reopened := conversation_to_reopen(runtime, store)):
+        window.history.open(reopened)
     return window
+
+
+def conversation_to_reopen(runtime: Runtime, store: Store) -> str | None:
+    """The conversation open when the window last closed while it is still stored, else the most recent one."""
+    remembered = stored_settings(runtime).open_conversation_id
+    if remembered and store.load_conversation_header(remembered) is not None:
+        return remembered
+    return store.latest_conversation_id()
 
 
 MCP_START_DELAY_MS = 300
@@ -87,7 +97,7 @@ def _start_mcp_servers(window: MainWindow, runtime: Runtime) -> None:
         start_mcp(runtime)
     except Exception as exc:  # the window works without them
         log.exception("the MCP servers could not be started")
-        window.banner.show_error(f"The MCP servers could not be started: {exc}")
+        window.banner.show_error(QCoreApplication.translate("App", "The MCP servers could not be started: {problem}").format(problem=exc))
         return
     if runtime.mcp_config is not None and runtime.mcp_config.problem:
         window.banner.show_error(runtime.mcp_config.problem)
@@ -171,11 +181,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         log_startup("window", _qt_description(app))
         _set_app_icon(app)
         runtime = build_runtime(check_keyring=False)  # the keyring is asked once the window is up
+        language = install_translator(app, stored_settings(runtime).language)  # before any widget is built
+        log.info("interface language: %s", language)
+        theme_switch = install_theme_switch(app, stored_settings(runtime).theme)  # the palette, and follows the system's scheme
         store = open_store(runtime.paths, runtime.warnings)
         store.mark_unfinished_interrupted()
         try:
             window = create_main_window(runtime, store)
             undo_hooks = install_error_reporting(window)
+            theme_switch.apply()  # dark before the first frame, when dark is in effect
             window.show()
             start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
             QTimer.singleShot(WARM_IMPORT_DELAY_MS, lambda: _warm_provider_import(runtime))

@@ -6,12 +6,16 @@ resend, continue an interrupted reply, and switch between the versions these lea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.approval.decisions import Approver
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
+from desktop_copilot.core.attachments import check_sendable
+from desktop_copilot.core.history import sendable_history
 from desktop_copilot.core.models import Conversation, Message, Role
+from desktop_copilot.core.providers.attachment_limits import Attachment, limits_for
 from desktop_copilot.core.runtime import RunResources, Runtime
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
@@ -70,8 +74,14 @@ class ChatSession:
             model = spec.default_model
         return model
 
+    def offered_tools(self) -> set[str] | None:
+        """The only tools this conversation offers (its assistant chose them); None: those switched on in Settings."""
+        return None if self.conversation.tools is None else set(self.conversation.tools)
+
     def options(self, provider_id: str) -> RunOptions:
         config = self.runtime.config
+        if self.conversation.thinking_budget is not None:  # the conversation's own thinking (0: off), else Settings'
+            config = replace(config, thinking_budget=self.conversation.thinking_budget or None)
         model = self.model_for(provider_id)
         max_tokens, thinking_budget = config.request_limits(model)
         return RunOptions(
@@ -83,47 +93,60 @@ class ChatSession:
             max_tool_rounds=config.max_tool_rounds,
         )
 
-    async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
+    async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None, *,
+                   attachments: Sequence[Attachment] = ()) -> ev.RunFinished:
         """Append the user's message and run the loop until the reply is complete, stopped or failed.
         Raises MissingKeyError before anything is stored when no Anthropic key is configured; the keys
-        are read on the keyring thread (Runtime.prepare_run), so a locked keyring never blocks the loop."""
-        run = await self.runtime.prepare_run(self.provider_id())  # keys read off this thread; fails before the message is appended
+        are read on the keyring thread (Runtime.prepare_run), so a locked keyring never blocks the loop.
+        `attachments` (core.attachments.read_attachment) go with the text; AttachmentError, before anything
+        is stored, when the model cannot take them."""
+        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())  # keys read off this thread; fails before the message is appended
         self.ensure_history()
-        return await self._send(run, text, emit, confirm_loop)
+        self.check_attachments(run.provider_id, attachments)
+        return await self._send(run, text, emit, confirm_loop, attachments)
 
-    async def _send(self, run: RunResources, text: str, emit: Emit, confirm_loop: ConfirmLoop | None) -> ev.RunFinished:
+    def check_attachments(self, provider_id: str, attachments: Sequence[Attachment] = ()) -> None:
+        """Raise AttachmentError when `attachments`, or all of the conversation's with them, do not fit the model
+        the next message goes to (core.providers.attachment_limits)."""
+        spec = self.runtime.spec(provider_id)
+        limits = limits_for(spec.id, spec.wire, self.model_for(provider_id), spec.label)
+        check_sendable(sendable_history(self.conversation.messages), attachments, limits)
+
+    async def _send(self, run: RunResources, text: str, emit: Emit, confirm_loop: ConfirmLoop | None,
+                    attachments: Sequence[Attachment] = ()) -> ev.RunFinished:
         if not self.conversation.title:
-            self.conversation.title = title_from(text)
+            self.conversation.title = title_from(text if text.strip() or not attachments else attachments[0].name)
         if not self.conversation.provider or not self.conversation.model:
             self.conversation.model = self.model_for(run.provider_id)
             self.conversation.provider = run.provider_id
-        user = Message.user(text)
+        user = Message.user(text, attachments)
         self.conversation.messages.append(user)
         return await self._run(run, emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
 
     async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace the replies after the last user message with a new one; the old replies are
         kept as an earlier version. Also the way to retry an interrupted or failed reply."""
-        run = await self.runtime.prepare_run(self.provider_id())
+        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
         self.ensure_history()
         anchor = self._last_user_index() + 1
         self._archive_from(anchor, emit)
         return await self._run(run, emit, confirm_loop)
 
     async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
-        """Replace a user message with `text` and resend; it and everything after it are kept as
-        an earlier version."""
-        run = await self.runtime.prepare_run(self.provider_id())
+        """Replace a user message with `text` (its attachments stay) and resend; it and everything after it are
+        kept as an earlier version."""
+        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
         self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
             raise NothingToDoError("Only your own messages can be edited.")
+        attachments = self.conversation.messages[anchor].attachments
         self._archive_from(anchor, emit)
-        return await self._send(run, text, emit, confirm_loop)
+        return await self._send(run, text, emit, confirm_loop, attachments)
 
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
-        run = await self.runtime.prepare_run(self.provider_id())
+        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
         self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:

@@ -11,14 +11,18 @@ from pydantic import ValidationError
 from desktop_copilot.core.citations import cited_sources
 from desktop_copilot.core.models import (
     Conversation,
+    DocumentBlock,
+    ImageBlock,
     MessageStatus,
     RawBlock,
     RedactedThinkingBlock,
     Role,
     TextBlock,
+    TextFileBlock,
     ThinkingBlock,
     ToolCallBlock,
 )
+from desktop_copilot.core.providers.attachment_limits import Attachment, human_size
 from desktop_copilot.core.storage.store import Store
 
 EXPORT_FORMAT = "desktop-copilot/conversations"
@@ -59,6 +63,11 @@ def _sources(citations: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def attachment_line(block: Attachment) -> str:
+    """"📎 name (size)": an attachment in the Markdown export (the JSON export keeps the blocks whole)."""
+    return f"📎 {(block.name or 'attachment').translate(_MARKDOWN_SPECIAL)} ({human_size(block.size)})"
+
+
 def to_markdown(conversation: Conversation) -> str:
     """Readable Markdown: thinking in a collapsible section, tool calls with arguments and results."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.created_at))
@@ -82,6 +91,10 @@ def to_markdown(conversation: Conversation) -> str:
                     if block.result is not None:
                         body += "\n\n**Result**\n\n" + _fence(block.result)
                     out.append(_details(f"Tool call: <code>{block.name}</code> ({status})", body))
+                case TextFileBlock(text=text):
+                    out += [attachment_line(block), "", _details("Contents", _fence(text))]
+                case ImageBlock() | DocumentBlock():
+                    out.append(attachment_line(block))
                 case RawBlock(data=data) if block.shown:
                     out.append(_details(f"{data.get('type', 'block')}", _fence(json.dumps(data, ensure_ascii=False, indent=2), "json")))
             out.append("")

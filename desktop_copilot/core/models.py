@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
@@ -135,8 +136,47 @@ class RawBlock(_Block):
         return self.data.get("type") not in WIRE_ONLY_RAW_TYPES
 
 
+class ImageBlock(_Block):
+    """An image the user attached: its bytes (base64) as read, sent as an image to models that take them."""
+
+    type: Literal["image"] = "image"
+    media_type: str
+    """image/png, image/jpeg, image/gif or image/webp (from the bytes, not the file name)."""
+    data: str
+    """The file's bytes, base64."""
+    name: str = ""
+    size: int = 0
+    """Bytes of the file (decoded)."""
+    width: int = 0
+    height: int = 0
+
+
+class DocumentBlock(_Block):
+    """A PDF the user attached (base64), sent as a document to providers that read PDFs."""
+
+    type: Literal["document"] = "document"
+    media_type: str = "application/pdf"
+    data: str
+    name: str = ""
+    size: int = 0
+    pages: int = 0
+    """Pages counted in the file (0: not known)."""
+
+
+class TextFileBlock(_Block):
+    """A text or code file the user attached, inlined with its name."""
+
+    type: Literal["text_file"] = "text_file"
+    name: str
+    text: str
+    size: int = 0
+
+
+ATTACHMENT_TYPES = (ImageBlock, DocumentBlock, TextFileBlock)
+
+
 Block = Annotated[
-    Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolCallBlock, RawBlock],
+    Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolCallBlock, RawBlock, ImageBlock, DocumentBlock, TextFileBlock],
     Field(discriminator="type"),
 ]
 
@@ -173,8 +213,12 @@ class Message(BaseModel):
     """Bumped on every change; views key their layout caches by it."""
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls(role=Role.USER, blocks=[TextBlock(text=text)])
+    def user(cls, text: str, attachments: Sequence[ImageBlock | DocumentBlock | TextFileBlock] = ()) -> Message:
+        """The user's message: the attachments first (as providers prefer), then the text."""
+        blocks: list[Block] = [*attachments]
+        if text or not blocks:
+            blocks.append(TextBlock(text=text))
+        return cls(role=Role.USER, blocks=blocks)
 
     @classmethod
     def assistant(cls, model: str | None = None, provider: str | None = None) -> Message:
@@ -183,6 +227,10 @@ class Message(BaseModel):
     @property
     def text(self) -> str:
         return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+    @property
+    def attachments(self) -> list[ImageBlock | DocumentBlock | TextFileBlock]:
+        return [b for b in self.blocks if isinstance(b, ATTACHMENT_TYPES)]
 
     @property
     def tool_calls(self) -> list[ToolCallBlock]:
@@ -196,6 +244,12 @@ class Conversation(BaseModel):
     """The provider id the conversation talks to (None: the configured default)."""
     model: str | None = None
     system: str | None = None
+    assistant_id: str | None = None
+    """The assistant the conversation started from (core.assistants; None: a plain new chat)."""
+    thinking_budget: int | None = None
+    """Extended thinking for this conversation: None follows Settings ▸ Models, 0 is off, more is the budget in tokens."""
+    tools: list[str] | None = None
+    """The names of the tools offered in this conversation (None: the ones switched on in Settings ▸ Tools)."""
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
     messages: list[Message] = Field(default_factory=list)

@@ -122,23 +122,26 @@ class Runtime:
             raise MissingKeyError(missing_key_message(spec.key_name))
         return await self._provider_with(spec, key.secret if key else None).list_models()
 
-    async def prepare_run(self, provider_id: str | None = None) -> RunResources:
+    async def prepare_run(self, provider_id: str | None = None, offered: set[str] | frozenset[str] | None = None) -> RunResources:
         """The provider and the enabled tools for one run, with every key it needs read in one hop to the
         keyring thread (a locked keyring may prompt and block). Keys are read again for every run, so a key
-        set or deleted elsewhere counts at the next send. MissingKeyError without the provider's key."""
+        set or deleted elsewhere counts at the next send. MissingKeyError without the provider's key.
+        `offered`: the names of the only tools to offer (a conversation's assistant chose them); None offers
+        those switched on in Settings."""
         spec = self.spec(self.provider_id(provider_id))
-        tool_keys = {name for tool in self._switched_on_tools() for name in tool.required_keys}
+        switched_off = self.switched_off_tools if offered is None else {t.name for t in self.registry.all() if t.name not in offered}
+        tool_keys = {name for tool in self._switched_on_tools(switched_off) for name in tool.required_keys}
         names = sorted(tool_keys | ({spec.key_name} if spec.key_name else set()))
         found = await in_keyring_thread(_look_up, self.keys, names)
         key = found.get(spec.key_name) if spec.key_name else None
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))
-        tools = self.registry.enabled_for(KeyLookup([found]), self.switched_off_tools, workspace=self.workspace())  # a dict is a KeySource
+        tools = self.registry.enabled_for(KeyLookup([found]), switched_off, workspace=self.workspace())  # a dict is a KeySource
         provider = self._provider_with(spec, key.secret if key else None)
         return RunResources(provider, tools, self._tool_context(tools, found), spec.id)
 
-    def _switched_on_tools(self) -> list[Tool]:
-        return [tool for tool in self.registry.all() if tool.name not in self.switched_off_tools]
+    def _switched_on_tools(self, switched_off: set[str]) -> list[Tool]:
+        return [tool for tool in self.registry.all() if tool.name not in switched_off]
 
     def _provider_with(self, spec: ProviderSpec, key: Secret | None) -> Provider:
         """The provider for `spec` with `key`, made anew only when the key or the base URL changed."""

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serial
 
 from desktop_copilot.core.atomic_file import write_atomically
 from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
+from desktop_copilot.core.pricing import ModelPrice
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,12 @@ class Settings(BaseModel):
     disabled_tools: set[str] = Field(default_factory=set)
     window_geometry: str | None = None
     """Qt's saveGeometry() as base64."""
+    window_splitter_sizes: list[int] = Field(default_factory=list)
+    """The widths of the conversation list and the transcript when the window last closed; empty: the default."""
+    sidebar_visible: bool = True
+    """Whether the conversation list was shown (View ▸ Show conversation list, Ctrl+B)."""
+    open_conversation_id: str | None = None
+    """The conversation shown when the window last closed, reopened at the next start while it is still stored."""
     models_cache: ModelsCache | None = None
     default_provider: str | None = None
     """The provider new conversations talk to; None means Anthropic (or DESKTOP_COPILOT_PROVIDER)."""
@@ -79,6 +86,18 @@ class Settings(BaseModel):
     """The folder the workspace file tools may reach; None leaves them off."""
     tool_result_limit: int = Field(default=DEFAULT_TOOL_RESULT_LIMIT, ge=1000)
     """At most this many characters of a tool result go to the model (the card and the database keep the whole)."""
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Model id -> the user's price (USD per million tokens), over the shipped table (core/pricing.py)."""
+    language: str = "auto"
+    """The interface language: "auto" (the system locale), "en" or "zh_CN"; read at start-up (desktop_copilot/i18n)."""
+    theme: str = "auto"
+    """Light or dark: "auto" (the system's colour scheme), "light" or "dark"; applied live (qt/common/theme_switch.py)."""
+
+    @field_validator("theme", mode="before")
+    @classmethod
+    def _known_theme(cls, value: Any) -> str:
+        """An unknown appearance is not worth losing the settings file over: it follows the system."""
+        return value if value in ("auto", "light", "dark") else "auto"
 
     @field_validator("anthropic_base_url", "default_model", "window_geometry", "workspace_folder", mode="before")
     @classmethod
@@ -87,6 +106,28 @@ class Settings(BaseModel):
             value = value.strip()
             return value or None
         return value
+
+    @field_validator("window_splitter_sizes", mode="before")
+    @classmethod
+    def _sizes_or_nothing(cls, value: Any) -> Any:
+        """Window state is not worth losing the settings file over: odd sizes are forgotten."""
+        if not isinstance(value, list) or not all(isinstance(size, int) and not isinstance(size, bool) and size >= 0 for size in value):
+            return []
+        return value
+
+    @field_validator("model_prices", mode="before")
+    @classmethod
+    def _valid_prices_only(cls, value: Any) -> Any:
+        """A price the file got wrong (by hand) is dropped with a warning, not the whole settings file."""
+        if not isinstance(value, dict):
+            return {}
+        kept = {}
+        for model, price in value.items():
+            try:
+                kept[str(model)] = ModelPrice.model_validate(price)
+            except ValidationError:
+                log.warning("settings.json: the price of %r is not valid and is ignored", str(model)[:80])
+        return kept
 
     @field_validator("anthropic_base_url")
     @classmethod

@@ -128,7 +128,7 @@ def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_
 
     messages = loopback.requests_to("/v1/messages")
     assert len(messages) == 4 and all(r.headers["authorization"] == f"Bearer {key_values['anthropic']}" for r in messages)
-    assert all([t["name"] for t in r.json()["tools"]] == ["tavily_search"] for r in messages)
+    assert all([t["name"] for t in r.json()["tools"]] == ["tavily_search", "web_fetch"] for r in messages)
     searches = loopback.requests_to("/search")
     assert len(searches) == 2 and all(r.headers["authorization"] == f"Bearer {key_values['tavily']}" for r in searches)
     for value in key_values.values():

@@ -6,6 +6,8 @@ from typing import Any
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.models import (
+    DocumentBlock,
+    ImageBlock,
     Message,
     RawBlock,
     RedactedThinkingBlock,
@@ -17,6 +19,7 @@ from desktop_copilot.core.models import (
 )
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, result_images, tool_result_of
 
 
@@ -59,9 +62,27 @@ def tool_results(message: Message) -> list[dict[str, Any]]:
     return results
 
 
-def build_messages(history: list[Message]) -> list[dict[str, Any]]:
+def user_content(message: Message, limits: AttachmentLimits) -> list[dict[str, Any]]:
+    """A user message as content blocks: images as `image`, PDFs as `document` (titled with the file's name),
+    text files as text headed by their name (core.providers.attachment_limits.user_parts)."""
+    content: list[dict[str, Any]] = []
+    for part in user_parts(message, limits):
+        if isinstance(part, str):
+            content.append({"type": "text", "text": part})
+        else:
+            source = {"type": "base64", "media_type": part.media_type, "data": part.data}
+            if isinstance(part, ImageBlock):
+                content.append({"type": "image", "source": source})
+            elif isinstance(part, DocumentBlock):
+                content.append({"type": "document", "source": source, **({"title": part.name} if part.name else {})})
+    return content
+
+
+def build_messages(history: list[Message], limits: AttachmentLimits | None = None) -> list[dict[str, Any]]:
     """The `messages` array for `history`: tool results follow their `tool_use` in one user
-    turn ahead of any text, adjacent turns of one role are merged, empty turns are dropped."""
+    turn ahead of any text, adjacent turns of one role are merged, empty turns are dropped.
+    `limits`: what the model takes as attachments (default: any Claude model's)."""
+    limits = limits or limits_for("anthropic", "anthropic", "")
     turns: list[dict[str, Any]] = []
 
     def add(role: str, content: list[dict[str, Any]]) -> None:
@@ -74,7 +95,7 @@ def build_messages(history: list[Message]) -> list[dict[str, Any]]:
 
     for message in history:
         if message.role is Role.USER:
-            add("user", [{"type": "text", "text": b.text} for b in message.blocks if isinstance(b, TextBlock) and b.text.strip()])
+            add("user", user_content(message, limits))
         else:
             add("assistant", _assistant_content(message))
             add("user", tool_results(message))
@@ -86,7 +107,7 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": build_messages(request.messages),
+        "messages": build_messages(request.messages, limits_for("anthropic", "anthropic", request.model)),
     }
     if request.system:
         params["system"] = request.system

@@ -10,9 +10,10 @@ from typing import Any
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
-from desktop_copilot.core.models import Message, Role, TextBlock, ThinkingBlock, Usage
+from desktop_copilot.core.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, Usage
 from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id, tool_result_of
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, data_url, limits_for, user_parts
 
 REASONING_ECHO_VENDORS = frozenset({"deepseek", "moonshot"})
 """Vendors whose thinking models answer 400 unless each earlier assistant turn that made tool calls carries its
@@ -77,21 +78,49 @@ def _add(turns: list[dict[str, Any]], turn: dict[str, Any]) -> None:
     if last is None or last["role"] != turn["role"] or turn["role"] not in ("user", "assistant"):
         turns.append(turn)
         return
+    if isinstance(last["content"], list) or isinstance(turn["content"], list):  # a user turn with attachments
+        last["content"] = _content_parts(last["content"]) + _content_parts(turn["content"])
+        return
     last["content"] = "\n\n".join(text for text in (last["content"], turn["content"]) if text) or None
     for key in ("reasoning_content", "tool_calls"):
         if key in turn:
             last[key] = turn[key]
 
 
-def build_messages(history: list[Message], *, vendor: str) -> list[dict[str, Any]]:
+def _content_parts(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if isinstance(content, list):
+        return content
+    return [{"type": "text", "text": content}] if content else []
+
+
+def user_content(message: Message, limits: AttachmentLimits) -> str | list[dict[str, Any]]:
+    """A user message's `content`: its text as a string, or with attachments a list of parts: images as
+    `image_url` data URLs, PDFs as `file` parts (only vendors that read them: OpenAI, OpenRouter; others get
+    a note, and a new PDF is refused before sending), text files as text headed by their name."""
+    if not message.attachments:
+        return message_text(message)
+    content: list[dict[str, Any]] = []
+    for part in user_parts(message, limits):
+        if isinstance(part, str):
+            content.append({"type": "text", "text": part})
+        elif isinstance(part, ImageBlock):
+            content.append({"type": "image_url", "image_url": {"url": data_url(part)}})
+        else:
+            content.append({"type": "file", "file": {"filename": part.name or "document.pdf", "file_data": data_url(part)}})
+    return content
+
+
+def build_messages(history: list[Message], *, vendor: str, model: str = "") -> list[dict[str, Any]]:
     """The `messages` array for `history` (without the system prompt): each assistant turn with tool calls is
     followed by one `tool` message per call, in order; empty turns and whitespace-only text are left out;
-    thinking goes back only where the vendor requires it, and only its own."""
+    thinking goes back only where the vendor requires it, and only its own. `model` decides which attachments
+    go as they are (attachment_limits)."""
     turns: list[dict[str, Any]] = []
+    limits = limits_for(vendor, "chat_completions", model)
     for message in history:
         if message.role is Role.USER:
-            if text := message_text(message):
-                _add(turns, {"role": "user", "content": text})
+            if content := user_content(message, limits):
+                _add(turns, {"role": "user", "content": content})
             continue
         turn = _assistant_turn(message, vendor)
         if turn is None:
@@ -118,7 +147,7 @@ def reasoning_effort(request: ProviderRequest, vendor: str) -> str | None:
 
 def build_params(request: ProviderRequest, *, vendor: str) -> dict[str, Any]:
     """Keyword arguments for `client.chat.completions.create` (without `stream`)."""
-    messages = build_messages(request.messages, vendor=vendor)
+    messages = build_messages(request.messages, vendor=vendor, model=request.model)
     if request.system and request.system.strip():
         messages.insert(0, {"role": "system", "content": request.system})
     params: dict[str, Any] = {"model": request.model, "messages": messages, "stream_options": {"include_usage": True}}

@@ -16,6 +16,7 @@ from typing import Any
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.models import Message, RawBlock, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 
@@ -114,9 +115,17 @@ def _function_responses(message: Message, own: bool) -> list[dict[str, Any]]:
     return parts
 
 
-def build_contents(history: list[Message]) -> list[dict[str, Any]]:
+def user_parts_of(message: Message, limits: AttachmentLimits) -> list[dict[str, Any]]:
+    """A user message as parts: text, text files headed by their names, images and PDFs as `inlineData`."""
+    return [{"text": part} if isinstance(part, str) else {"inlineData": {"mimeType": part.media_type, "data": part.data}}
+            for part in user_parts(message, limits)]
+
+
+def build_contents(history: list[Message], limits: AttachmentLimits | None = None) -> list[dict[str, Any]]:
     """`contents` for `history`: each assistant turn is a "model" content, its function responses the "user"
-    content right after it; adjacent contents of one role merge (never into a content of responses)."""
+    content right after it; adjacent contents of one role merge (never into a content of responses).
+    `limits`: what the model takes as attachments (default: any Gemini model's)."""
+    limits = limits or limits_for(PROVIDER_ID, "gemini", "")
     contents: list[dict[str, Any]] = []
     sealed: set[int] = set()  # the contents of function responses: nothing merges into them
 
@@ -132,7 +141,7 @@ def build_contents(history: list[Message]) -> list[dict[str, Any]]:
 
     for message in history:
         if message.role is Role.USER:
-            add("user", [{"text": b.text} for b in message.blocks if isinstance(b, TextBlock) and b.text.strip()])
+            add("user", user_parts_of(message, limits))
         else:
             own = written_by(message, PROVIDER_ID)
             add("model", _model_parts(message, own))
@@ -201,7 +210,7 @@ def function_declaration(tool: ToolSpec) -> dict[str, Any]:
 
 def build_body(request: ProviderRequest) -> dict[str, Any]:
     """The JSON body of `models/{model}:streamGenerateContent`."""
-    body: dict[str, Any] = {"contents": build_contents(request.messages)}
+    body: dict[str, Any] = {"contents": build_contents(request.messages, limits_for(PROVIDER_ID, "gemini", request.model))}
     if request.system:
         body["systemInstruction"] = {"parts": [{"text": request.system}]}
     if request.tools:

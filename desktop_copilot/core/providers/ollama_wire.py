@@ -11,6 +11,7 @@ from typing import Any
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.models import Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.providers.attachment_limits import limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.prompt_tools import (
     PromptToolParser,
@@ -74,16 +75,22 @@ def build_messages(request: ProviderRequest, *, prompt_tools: bool = False) -> l
     if prompt_tools and request.tools:
         system = (system.rstrip() + "\n\n" if system.strip() else "") + tools_system_prompt(request.tools)
     turns: list[dict[str, Any]] = [{"role": "system", "content": system}] if system.strip() else []
+    limits = limits_for(request.provider, "ollama", request.model)
     for message in request.messages:
         if message.role is Role.USER:
-            text = "\n\n".join(_texts(message))
-            added = [{"role": "user", "content": text}] if text else []
+            parts = user_parts(message, limits)
+            text = "\n\n".join(part for part in parts if isinstance(part, str))
+            images = [part.data for part in parts if not isinstance(part, str)]  # PDFs are never sent: a note instead
+            added = [{"role": "user", "content": text, **({"images": images} if images else {})}] if text or images else []
         else:
             own = written_by(message, request.provider)
             added = _prompt_assistant(message, own) if prompt_tools else _native_assistant(message, own)
         for turn in added:
             if turn["role"] == "user" and turns and turns[-1]["role"] == "user":
-                turns[-1]["content"] += "\n\n" + turn["content"]
+                last = turns[-1]
+                last["content"] = "\n\n".join(text for text in (last["content"], turn["content"]) if text)
+                if turn.get("images"):
+                    last["images"] = [*last.get("images", []), *turn["images"]]
             else:
                 turns.append(turn)
     return turns

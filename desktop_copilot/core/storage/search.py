@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from desktop_copilot.core.models import Message, TextBlock, ThinkingBlock, ToolCallBlock
+from desktop_copilot.core.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock, ThinkingBlock, ToolCallBlock
 
 _CJK = (
     "\u3040-\u30ff"  # Hiragana, Katakana
@@ -31,7 +31,8 @@ def unsegment(text: str) -> str:
 
 
 def searchable_text(message: Message) -> str:
-    """What of a message is searchable: its text, thinking, tool arguments and results."""
+    """What of a message is searchable: its text, thinking, tool arguments and results, attached files' names
+    and the text of attached text files."""
     parts: list[str] = []
     for block in message.blocks:
         if isinstance(block, TextBlock):
@@ -41,6 +42,10 @@ def searchable_text(message: Message) -> str:
         elif isinstance(block, ToolCallBlock):
             parts.append(f"{block.name} {block.partial_arguments or block.arguments}")
             parts.append(block.result or "")
+        elif isinstance(block, (ImageBlock, DocumentBlock)):
+            parts.append(block.name)
+        elif isinstance(block, TextFileBlock):
+            parts += [block.name, block.text]
     return "\n".join(p for p in parts if p)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
 
@@ -78,11 +78,15 @@ class Store:
 
     def _save_header(self, conversation: Conversation) -> None:
         self._db.execute(
-            """INSERT INTO conversations (id, title, provider, model, system, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO conversations (id, title, provider, model, system, assistant_id, thinking_budget, tools,
+                                         created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(id) DO UPDATE SET title=excluded.title, provider=excluded.provider, model=excluded.model,
-                   system=excluded.system, updated_at=excluded.updated_at""",
+                   system=excluded.system, assistant_id=excluded.assistant_id, thinking_budget=excluded.thinking_budget,
+                   tools=excluded.tools, updated_at=excluded.updated_at""",
             (conversation.id, conversation.title, conversation.provider, conversation.model, conversation.system,
+             conversation.assistant_id, conversation.thinking_budget,
+             None if conversation.tools is None else json.dumps(sorted(conversation.tools)),
              conversation.created_at, conversation.updated_at),
         )
 
@@ -241,8 +245,11 @@ class Store:
 
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:
+        tools = _column(row, "tools")
         return Conversation(id=row["id"], title=row["title"], provider=_provider(row), model=row["model"],
-                            system=row["system"], created_at=row["created_at"], updated_at=row["updated_at"])
+                            system=row["system"], assistant_id=_column(row, "assistant_id"),
+                            thinking_budget=_column(row, "thinking_budget"), tools=None if tools is None else json.loads(tools),
+                            created_at=row["created_at"], updated_at=row["updated_at"])
 
     @staticmethod
     def _message(row: sqlite3.Row) -> Message:
@@ -257,6 +264,11 @@ class Store:
 def _provider(row: sqlite3.Row) -> str | None:
     """The row's provider; none in rows read while an older schema is migrated (before version 4)."""
     return row["provider"] if "provider" in row.keys() else None
+
+
+def _column(row: sqlite3.Row, name: str) -> Any:
+    """The row's value of a column added later (version 5 on); None in rows read while an older schema is migrated."""
+    return row[name] if name in row.keys() else None
 
 
 class _Transaction:

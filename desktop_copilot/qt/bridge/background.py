@@ -7,6 +7,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from PySide6.QtCore import QCoreApplication
+
 from desktop_copilot.core.blocking import in_keyring_thread
 
 log = logging.getLogger(__name__)
@@ -54,4 +56,4 @@ class BackgroundTasks:
         exc = task.exception()
         log.error("a background task failed", exc_info=exc)
         if self._on_error is not None:
-            self._on_error(f"Something went wrong: {type(exc).__name__}.")
+            self._on_error(QCoreApplication.translate("ChatController", "Something went wrong: {error}").format(error=type(exc).__name__) + ".")

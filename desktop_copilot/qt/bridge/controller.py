@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -15,8 +15,10 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
 from desktop_copilot.core.approval.decisions import USER_CHOICES, ApprovalAnswer, ApprovalRequest, Decision
+from desktop_copilot.core.attachments import AttachmentError
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.models import Conversation, Role, Usage
+from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, limits_for
 from desktop_copilot.core.providers.catalog import UnknownProviderError
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.qt.transcript.model import TranscriptModel, catalog_label
@@ -83,6 +85,15 @@ class ChatController(QObject):
         """The model the conversation's next message goes to."""
         return self.session.model_for(self.session.provider_id())
 
+    def attachment_limits(self) -> AttachmentLimits | None:
+        """What the model the next message goes to takes as attachments (the composer checks files as they are added);
+        None when the provider is unknown (the send then says so)."""
+        try:
+            spec = self.session.runtime.spec(self.provider_id)
+        except (UnknownProviderError, AttributeError):
+            return None
+        return limits_for(spec.id, spec.wire, self.model_name, spec.label)
+
     def provider_label(self, provider_id: str) -> str:
         """The provider's name ("DeepSeek"), also of an endpoint the user added; its id if it is unknown."""
         runtime = self.session.runtime
@@ -141,12 +152,15 @@ class ChatController(QObject):
 
     # --- runs ------------------------------------------------------------------------
 
-    def send(self, text: str) -> bool:
-        """Start a run for `text`; False (and nothing happens) when empty or a run is in progress."""
-        text = text.strip()
-        if not text:
+    def send(self, text: str, attachments: Sequence[Attachment] = ()) -> bool:
+        """Start a run for `text` with `attachments` (core.attachments); False (and nothing happens) when both are
+        empty or a run is in progress. Attachments the model cannot take end the run before anything is sent
+        (sig_error says why, sig_send_rejected gives the text back)."""
+        text, attachments = text.strip(), list(attachments)
+        if not text and not attachments:
             return False
-        return self.start_run(lambda emit, confirm: self.session.send(text, emit, confirm), give_back=text)
+        extra = {"attachments": attachments} if attachments else {}  # a plain send stays send(text, emit, confirm)
+        return self.start_run(lambda emit, confirm: self.session.send(text, emit, confirm, **extra), give_back=text)
 
     def start_run(self, run: Callable[[Emit, ConfirmLoop], Awaitable[object]], give_back: str = "") -> bool:
         """Start `run(emit, confirm_loop)` (a send, retry or continue of the session) as the one run;
@@ -181,11 +195,11 @@ class ChatController(QObject):
         except asyncio.CancelledError:  # the loop already marked any reply stopped and emitted RunFinished
             if text and not self._user_message_sent:  # stopped while the keys were read: nothing was sent
                 self.sig_send_rejected.emit(text)
-        except (MissingKeyError, NothingToDoError, UnknownProviderError) as exc:  # already in words a user can act on
+        except (MissingKeyError, NothingToDoError, UnknownProviderError, AttachmentError) as exc:  # already in words a user can act on
             self._report(str(exc), text)
         except Exception as exc:  # never let it reach sys.excepthook
             log.exception("the run failed")
-            self._report(f"Something went wrong: {type(exc).__name__}: {exc}", text)
+            self._report(self.tr("Something went wrong: {error}").format(error=f"{type(exc).__name__}: {exc}"), text)
         finally:
             self.flush()
             self._task = None
@@ -277,8 +291,9 @@ class ChatController(QObject):
         self.flush()
         box = QMessageBox(
             QMessageBox.Icon.Question,
-            "Repeated tool call",
-            f"{detected.name} was called {detected.repeats} times in a row with the same arguments.\n\nLet it continue?",
+            self.tr("Repeated tool call"),
+            self.tr("{tool} was called {count} times in a row with the same arguments.\n\nLet it continue?").format(
+                tool=detected.name, count=detected.repeats),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self.dialog_parent,
         )

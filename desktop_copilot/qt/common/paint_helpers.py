@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QPolygonF
 
+from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.theme import Badge
 
 WRAP = int(Qt.TextFlag.TextWordWrap) | int(Qt.TextFlag.TextWrapAnywhere)
@@ -44,7 +45,7 @@ def fill_rounded(painter: QPainter, rect: QRect | QRectF, radius: float, fill: Q
 
 def badge_size(badge: Badge, font: QFont) -> tuple[int, int]:
     metrics = QFontMetrics(font)
-    return metrics.horizontalAdvance(badge.text) + 16, metrics.height() + 4
+    return metrics.horizontalAdvance(core_text(badge.text)) + 16, metrics.height() + 4
 
 
 def draw_badge(painter: QPainter, right: int, center_y: int, badge: Badge, font: QFont) -> int:
@@ -54,7 +55,7 @@ def draw_badge(painter: QPainter, right: int, center_y: int, badge: Badge, font:
     fill_rounded(painter, rect, height / 2, QColor(badge.background))
     painter.setFont(font)
     painter.setPen(QColor(badge.foreground))
-    painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), badge.text)
+    painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), core_text(badge.text))
     return rect.left()
 
 

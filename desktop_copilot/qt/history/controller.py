@@ -3,7 +3,7 @@ with runs (the window lays it out: qt/window/history_pane.py)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_copilot.core.models import Conversation
@@ -12,7 +12,7 @@ from desktop_copilot.qt.history.search_results import SearchRunner
 from desktop_copilot.qt.history.sidebar import Sidebar
 from desktop_copilot.qt.transcript.message_jump import jump_to_message
 
-BUSY_MESSAGE = "A reply is still being written: stop the reply (Esc) before leaving this conversation."
+BUSY_MESSAGE = QT_TRANSLATE_NOOP("HistoryController", "A reply is still being written: stop the reply (Esc) before leaving this conversation.")
 
 
 class HistoryController(QObject):
@@ -57,7 +57,7 @@ class HistoryController(QObject):
             return False
         if self.store is None or self.store.load_conversation_header(conversation_id) is None:
             self.conversations.remove(conversation_id)
-            self.window.banner.show_error("That conversation is no longer in the history.")
+            self.window.banner.show_error(self.tr("That conversation is no longer in the history."))
             return False
         if not self.controller.open_stored(conversation_id):
             return False
@@ -83,7 +83,7 @@ class HistoryController(QObject):
         """Delete from the store and the list (the user has confirmed); a deleted open one becomes a new chat."""
         is_current = conversation_id == self.current_id
         if is_current and self.controller.busy:
-            self.window.banner.show_error("Stop the reply in progress before deleting this conversation.")
+            self.window.banner.show_error(self.tr("Stop the reply in progress before deleting this conversation."))
             return False
         if self.store is not None:
             self.store.delete_conversation(conversation_id)
@@ -111,7 +111,7 @@ class HistoryController(QObject):
 
     def _refuse_while_busy(self) -> bool:
         if self.controller.busy:
-            self.window.statusBar().showMessage(BUSY_MESSAGE, 5000)
+            self.window.statusBar().showMessage(self.tr(BUSY_MESSAGE), 5000)
             self.sidebar.select_conversation(self.current_id)
             return True
         return False

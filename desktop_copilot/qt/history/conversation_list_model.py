@@ -6,14 +6,16 @@ from __future__ import annotations
 import time
 from datetime import date, datetime
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 from desktop_copilot.core.models import Conversation
 from desktop_copilot.core.storage.store import Store
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-SECTIONS = ("Today", "Yesterday", "Previous 7 days", "Earlier")
-UNTITLED = "New chat"
+SECTIONS = (QT_TRANSLATE_NOOP("ConversationList", "Today"), QT_TRANSLATE_NOOP("ConversationList", "Yesterday"),
+            QT_TRANSLATE_NOOP("ConversationList", "Previous 7 days"), QT_TRANSLATE_NOOP("ConversationList", "Earlier"))
+"""The day sections, in English (section_of gives them translated)."""
+UNTITLED = QT_TRANSLATE_NOOP("ConversationList", "New chat")
 CLOCK_MS = 60_000
 """How often relative times and day sections are brought up to date."""
 
@@ -22,11 +24,8 @@ def section_of(updated_at: float, today: date | None = None) -> str:
     """The day section a conversation last updated at `updated_at` belongs to (local time)."""
     today = today or date.today()
     days = (today - date.fromtimestamp(updated_at)).days
-    if days <= 0:
-        return SECTIONS[0]
-    if days == 1:
-        return SECTIONS[1]
-    return SECTIONS[2] if days <= 7 else SECTIONS[3]
+    section = SECTIONS[0] if days <= 0 else SECTIONS[1] if days == 1 else SECTIONS[2] if days <= 7 else SECTIONS[3]
+    return QCoreApplication.translate("ConversationList", section)
 
 
 def time_text(updated_at: float, now: float | None = None) -> str:
@@ -36,13 +35,13 @@ def time_text(updated_at: float, now: float | None = None) -> str:
     seconds = now - updated_at
     days = (today.date() - then.date()).days
     if seconds < 60 and days <= 0:
-        return "just now"
+        return QCoreApplication.translate("ConversationList", "just now")
     if seconds < 3600 and days <= 0:
-        return f"{int(seconds // 60)} min ago"
+        return QCoreApplication.translate("ConversationList", "{minutes} min ago").format(minutes=int(seconds // 60))
     if days <= 0:
-        return f"{int(seconds // 3600)} h ago"
+        return QCoreApplication.translate("ConversationList", "{hours} h ago").format(hours=int(seconds // 3600))
     if days == 1:
-        return "Yesterday"
+        return QCoreApplication.translate("ConversationList", "Yesterday")
     if days < 7:
         return then.strftime("%a")
     if then.year == today.year:
@@ -84,7 +83,7 @@ class ConversationListModel(QAbstractListModel):
         row = index.row()
         conversation = self._rows[row]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return conversation.title or UNTITLED
+            return conversation.title or QCoreApplication.translate("ConversationList", UNTITLED)
         if role == Qt.ItemDataRole.EditRole:
             return conversation.title
         if role == self.ConversationIdRole:

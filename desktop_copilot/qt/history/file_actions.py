@@ -8,7 +8,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
@@ -16,8 +16,8 @@ from desktop_copilot.core.export import ExportFormatError, export_all, import_js
 from desktop_copilot.core.models import Conversation
 from desktop_copilot.qt.history.controller import HistoryController
 
-MARKDOWN_FILTER = "Markdown (*.md)"
-JSON_FILTER = "Desktop Copilot export (*.json)"
+MARKDOWN_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "Markdown (*.md)")
+JSON_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "Desktop Copilot export (*.json)")
 STATUS_MS = 6000
 
 
@@ -44,7 +44,7 @@ def file_menu(window: QMainWindow) -> QMenu:
         menu = action.menu()
         if menu is not None and (menu.objectName() == "fileMenu" or action.text().replace("&", "") == "File"):
             return menu
-    menu = window.menuBar().addMenu("&File")
+    menu = window.menuBar().addMenu(QCoreApplication.translate("WindowMenus", "&File"))
     menu.setObjectName("fileMenu")
     return menu
 
@@ -55,11 +55,11 @@ class HistoryActions(QObject):
         self.window = window
         self.history = history
         self.folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or Path.home())
-        self.new_action = self._action("New conversation", history.new_conversation, "Ctrl+N")
-        self.export_markdown_action = self._action("Export conversation as Markdown…", lambda: self.export_current("markdown"))
-        self.export_json_action = self._action("Export conversation as JSON…", lambda: self.export_current("json"))
-        self.export_all_action = self._action("Export all conversations…", self.export_all)
-        self.import_action = self._action("Import conversations…", self.import_file)
+        self.new_action = self._action(self.tr("New conversation"), history.new_conversation, "Ctrl+N")
+        self.export_markdown_action = self._action(self.tr("Export conversation as Markdown…"), lambda: self.export_current("markdown"))
+        self.export_json_action = self._action(self.tr("Export conversation as JSON…"), lambda: self.export_current("json"))
+        self.export_all_action = self._action(self.tr("Export all conversations…"), self.export_all)
+        self.import_action = self._action(self.tr("Import conversations…"), self.import_file)
         history.sig_current_changed.connect(lambda _id: self.update_enabled())
         window.controller.sig_busy_changed.connect(lambda _busy: self.update_enabled())
         self.update_enabled()
@@ -94,11 +94,11 @@ class HistoryActions(QObject):
     def export_current(self, kind: str) -> Path | None:
         conversation = self._stored_current()
         if not conversation.messages:
-            self.window.banner.show_error("This conversation is empty: there is nothing to export yet.")
+            self.window.banner.show_error(self.tr("This conversation is empty: there is nothing to export yet."))
             return None
         markdown = kind == "markdown"
-        suffix, name_filter = (".md", MARKDOWN_FILTER) if markdown else (".json", JSON_FILTER)
-        title = "Export conversation as Markdown" if markdown else "Export conversation as JSON"
+        suffix, name_filter = (".md", self.tr(MARKDOWN_FILTER)) if markdown else (".json", self.tr(JSON_FILTER))
+        title = self.tr("Export conversation as Markdown") if markdown else self.tr("Export conversation as JSON")
         path = self._ask_save(title, safe_file_name(conversation.title, suffix), name_filter, suffix)
         if path is None:
             return None
@@ -108,7 +108,7 @@ class HistoryActions(QObject):
         if self.history.store is None:
             return None
         name = f"desktop-copilot-{time.strftime('%Y-%m-%d')}.json"
-        path = self._ask_save("Export all conversations", name, JSON_FILTER, ".json")
+        path = self._ask_save(self.tr("Export all conversations"), name, self.tr(JSON_FILTER), ".json")
         return None if path is None else self._write(path, lambda: export_all(self.history.store))
 
     def _ask_save(self, title: str, name: str, name_filter: str, suffix: str) -> Path | None:
@@ -123,10 +123,10 @@ class HistoryActions(QObject):
             with busy_cursor():
                 path.write_text(render(), encoding="utf-8")
         except OSError as exc:
-            self.window.banner.show_error(f"Could not save {path}: {exc.strerror or exc}. Choose another folder.")
+            self.window.banner.show_error(self.tr("Could not save {path}: {problem}. Choose another folder.").format(path=path, problem=exc.strerror or exc))
             return None
         self.folder = path.parent
-        self.window.statusBar().showMessage(f"Exported to {path}", STATUS_MS)
+        self.window.statusBar().showMessage(self.tr("Exported to {path}").format(path=path), STATUS_MS)
         return path
 
     # --- import ----------------------------------------------------------------------
@@ -135,8 +135,8 @@ class HistoryActions(QObject):
         store = self.history.store
         if store is None:
             return None
-        chosen, _filter = QFileDialog.getOpenFileName(self.window, "Import conversations", str(self.folder),
-                                                      f"{JSON_FILTER};;All files (*)")
+        chosen, _filter = QFileDialog.getOpenFileName(self.window, self.tr("Import conversations"), str(self.folder),
+                                                      self.tr(JSON_FILTER) + ";;" + self.tr("All files (*)"))
         if not chosen:
             return None
         path = Path(chosen)
@@ -144,22 +144,23 @@ class HistoryActions(QObject):
             with busy_cursor():
                 imported, skipped = import_json(store, path.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
-            return self._import_failed(path, "it is not a text file. Choose a file made by Export → JSON.")
+            return self._import_failed(path, self.tr("it is not a text file. Choose a file made by Export → JSON."))
         except OSError as exc:
             return self._import_failed(path, f"{exc.strerror or exc}.")
         except ExportFormatError as exc:
             return self._import_failed(path, str(exc))
         self.folder = path.parent
         self.history.reload()
-        word = "conversation" if imported == 1 else "conversations"
-        message = f"Imported {imported} {word} from {path.name}."
+        message = (self.tr("Imported 1 conversation from {file}.") if imported == 1
+                   else self.tr("Imported %n conversations from {file}.", "", imported)).format(file=path.name)
         if skipped:
-            message += f" {skipped} {'was' if skipped == 1 else 'were'} already here and kept as they were."
+            message += " " + (self.tr("1 was already here and kept as it was.") if skipped == 1
+                              else self.tr("%n were already here and kept as they were.", "", skipped))
         self.window.statusBar().showMessage(message, STATUS_MS)
         return imported, skipped
 
     def _import_failed(self, path: Path, reason: str) -> None:
-        self.window.banner.show_error(f"Could not import {path.name}: {reason}")
+        self.window.banner.show_error(self.tr("Could not import {file}: {reason}").format(file=path.name, reason=reason))
         return None
 
 

@@ -8,7 +8,19 @@ import logging
 import re
 import sqlite3
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractListModel,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
@@ -23,7 +35,7 @@ log = logging.getLogger(__name__)
 ModelIndex = QModelIndex | QPersistentModelIndex
 DEBOUNCE_MS = 150
 SNIPPET_LINES = 3
-TITLE_MATCH = "Match in the title"
+TITLE_MATCH = QT_TRANSLATE_NOOP("SearchResults", "Match in the title")
 
 
 _MARKDOWN_MARKS = re.compile(r"\*\*|__|`+")
@@ -100,7 +112,7 @@ class SearchResultsModel(QAbstractListModel):
             return None
         hit = self._hits[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return hit.title or "New chat"
+            return hit.title or QCoreApplication.translate("ConversationList", "New chat")
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_snippet(hit.snippet)
         if role == self.HitRole:
@@ -136,7 +148,8 @@ class SearchResultDelegate(QStyledItemDelegate):
 
     def _snippet(self, index: QModelIndex, width: int) -> tuple[QTextDocument, int]:
         hit: SearchHit = index.data(SearchResultsModel.HitRole)
-        body = f"<i>{TITLE_MATCH}</i>" if not hit.message_id else index.data(SearchResultsModel.SnippetHtmlRole)
+        body = "<i>" + QCoreApplication.translate("SearchResults",
+            TITLE_MATCH) + "</i>" if not hit.message_id else index.data(SearchResultsModel.SnippetHtmlRole)
         self._document.setHtml(f'<span style="color:{self.theme.muted}">{body}</span>')
         self._document.setTextWidth(max(1, width))
         line = QFontMetrics(self.theme.font("small")).lineSpacing()

@@ -3,11 +3,13 @@ is typed, the search results. It only emits what the user asked for; HistoryCont
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QLineEdit, QListView, QMenu, QMessageBox, QPushButton, QStackedWidget,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QFrame, QHBoxLayout, QLineEdit, QListView, QMenu, QMessageBox, QPushButton, QStackedWidget,
+    QToolButton, QVBoxLayout, QWidget,
 )
 
 from desktop_copilot.core.storage.search_index import SearchHit
@@ -48,8 +50,8 @@ class ConversationListView(QListView):
         if not index.isValid():
             return
         menu = QMenu(self)
-        menu.addAction("Rename", lambda: self.edit(index))
-        menu.addAction("Delete…", lambda: self.sig_delete_requested.emit(index))
+        menu.addAction(self.tr("Rename"), lambda: self.edit(index))
+        menu.addAction(self.tr("Delete…"), lambda: self.sig_delete_requested.emit(index))
         menu.exec(event.globalPos())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt name
@@ -60,10 +62,11 @@ class ConversationListView(QListView):
 
 
 def confirm_delete(parent: QWidget, title: str) -> bool:
-    box = QMessageBox(QMessageBox.Icon.Warning, "Delete conversation",
-                      f"Delete “{title}”?\n\nIts messages are removed from this computer. This cannot be undone.",
+    box = QMessageBox(QMessageBox.Icon.Warning, QCoreApplication.translate("Sidebar", "Delete conversation"),
+                      QCoreApplication.translate(
+                          "Sidebar", "Delete “{title}”?\n\nIts messages are removed from this computer. This cannot be undone.").format(title=title),
                       QMessageBox.StandardButton.Cancel, parent)
-    delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+    delete = box.addButton(QCoreApplication.translate("Sidebar", "Delete"), QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     return box.clickedButton() is delete
@@ -99,13 +102,23 @@ class Sidebar(QWidget):
         self.conversations = conversations
         self.runner = runner
         self.results = SearchResultsModel(self)
-        self.brand = PlainLabel("Desktop Copilot", objectName="sidebarBrand")
-        self.new_button = QPushButton(painted_icon("plus", theme.accent), "  New chat", objectName="newChatButton")
+        self.brand = PlainLabel("Desktop Copilot", objectName="sidebarBrand")  # i18n: not translated
+        self.new_button = QPushButton(painted_icon("plus", theme.accent), "  " + self.tr("New chat"), objectName="newChatButton")
         self.new_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.new_button.setToolTip("New conversation (Ctrl+N)")
+        self.new_button.setToolTip(self.tr("New conversation (Ctrl+N)"))
+        self.new_menu_button = QToolButton(objectName="newChatMenuButton", arrowType=Qt.ArrowType.DownArrow)
+        self.new_menu_button.setToolTip(self.tr("New chat from an assistant"))
+        self.new_menu_button.setAccessibleName(self.tr("New chat from an assistant"))
+        self.new_menu_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.new_menu_button.setStyleSheet(
+            f"QToolButton#newChatMenuButton {{ background: transparent; border: none; border-radius: 10px; padding: 7px 8px; }}"
+            f"QToolButton#newChatMenuButton:hover {{ background: {theme.row_hover}; }}"
+        )
+        self.new_menu_button.hide()  # shown once something provides the menu (set_new_chat_menu)
+        self._new_chat_menu: Callable[[], QMenu] | None = None
         self.search_field = SearchField(objectName="searchField")
         shortcut = QKeySequence("Ctrl+K").toString(QKeySequence.SequenceFormat.NativeText)  # ⌘K on macOS
-        self.search_field.setPlaceholderText(f"Search chats   {shortcut}")
+        self.search_field.setPlaceholderText(self.tr("Search chats") + f"   {shortcut}")
         self.search_field.setClearButtonEnabled(True)
         self.search_field.addAction(painted_icon("search", theme.muted, 18), QLineEdit.ActionPosition.LeadingPosition)
         self.list_view = _list_view(ConversationListView(self), "conversationList")
@@ -132,15 +145,19 @@ class Sidebar(QWidget):
         column.setContentsMargins(0, 14, 0, 0)
         column.setSpacing(6)
         for widget in (self.brand, self.new_button, self.search_field):
-            holder = QVBoxLayout()
+            holder = QHBoxLayout()
             holder.setContentsMargins(10, 0, 10, 0)
-            holder.addWidget(widget)
+            holder.setSpacing(2)
+            holder.addWidget(widget, 1)
+            if widget is self.new_button:
+                holder.addWidget(self.new_menu_button)
             column.addLayout(holder)
         column.addSpacing(2)
         column.addWidget(self.stack, 1)
 
     def _connect(self) -> None:
         self.new_button.clicked.connect(self.sig_new_requested)
+        self.new_menu_button.clicked.connect(self.show_new_chat_menu)
         self.search_field.textChanged.connect(self._on_query_changed)
         self.search_field.sig_down.connect(self._focus_results)
         self.search_field.sig_return.connect(self._open_first_result)
@@ -172,6 +189,22 @@ class Sidebar(QWidget):
         if index.isValid():
             self.list_view.scrollTo(index)
 
+    def set_new_chat_menu(self, make_menu: Callable[[], QMenu]) -> None:
+        """Show the drop-down beside New chat; `make_menu` builds its menu afresh each time it opens (the
+        window's list of assistants, qt/window/system_prompt.py `new_chat_menu`)."""
+        self._new_chat_menu = make_menu
+        self.new_menu_button.show()
+
+    def show_new_chat_menu(self) -> QMenu | None:
+        """Open the drop-down's menu under the New chat button (returns it; it closes when an entry is chosen)."""
+        if self._new_chat_menu is None:
+            return None
+        menu = self._new_chat_menu()
+        menu.setParent(self, menu.windowFlags())
+        menu.aboutToHide.connect(menu.deleteLater)
+        menu.popup(self.new_button.mapToGlobal(QPoint(0, self.new_button.height())))
+        return menu
+
     def showing_results(self) -> bool:
         return self.stack.currentIndex() == 1
 
@@ -195,7 +228,8 @@ class Sidebar(QWidget):
             return
         self.results.set_hits(hits)
         count = self.results.rowCount()
-        self.results_label.setText(f"No results for “{query.strip()}”" if not count else f"{count} result{'s' * (count != 1)}")
+        self.results_label.setText(self.tr("No results for “{query}”").format(query=query.strip()) if not count
+                                   else self.tr("1 result") if count == 1 else self.tr("%n results", "", count))
         self.stack.setCurrentIndex(1)
 
     def _focus_results(self) -> None:

@@ -6,8 +6,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
 from desktop_copilot.qt.common.theme import Theme
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 
 
+@themed_style_sheet
 def sidebar_style_sheet(theme: Theme) -> str:
     return f"""
         QWidget#sidebar {{ background: {theme.sidebar_background}; }}
@@ -21,7 +23,7 @@ def sidebar_style_sheet(theme: Theme) -> str:
             color: {theme.text}; background: {theme.card}; border: 1px solid {theme.border}; border-radius: 10px;
             padding: 6px 8px; selection-background-color: {theme.highlight}; selection-color: {theme.text};
         }}
-        QLineEdit#searchField:focus {{ border: 1px solid #d9a58f; }}
+        QLineEdit#searchField:focus {{ border: 1px solid {theme.focus_border}; }}
         QListView#conversationList, QListView#searchResults {{ background: transparent; border: none; outline: 0; }}
         QLabel#resultsLabel {{ color: {theme.muted}; font-size: 8.5pt; padding: 6px 18px 2px 18px; }}
         QLineEdit#renameEditor {{

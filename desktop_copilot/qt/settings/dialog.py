@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -25,11 +25,13 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.common.theme_switch import current_theme
+from desktop_copilot.qt.settings.assistants_page import AssistantsPage
 from desktop_copilot.qt.settings.keys_page import KeysPage
 from desktop_copilot.qt.settings.mcp_page import McpPage
 from desktop_copilot.qt.settings.models_page import ModelsPage
 from desktop_copilot.qt.settings.permissions_page import PermissionsPage
+from desktop_copilot.qt.settings.prices_page import PricesPage
 from desktop_copilot.qt.settings.providers_page import ProvidersPage
 from desktop_copilot.qt.settings.styles import set_kind, settings_style_sheet
 from desktop_copilot.qt.settings.tools_page import ToolsPage
@@ -37,19 +39,32 @@ from desktop_copilot.qt.settings.tools_page import ToolsPage
 log = logging.getLogger(__name__)
 
 PAGES = {
-    "keys": ("API keys", ("Keys for Claude and for the tools (the other providers' are on the Providers page). "
-                          "Saving stores a key at once.")),
-    "providers": ("Providers", ("Which services answer: each one's key, endpoint and model list, and the default. "
-                                "Keys are saved at once, the rest on OK.")),
-    "models": ("Models", "Which Claude answers, and how much it may think and use tools."),
-    "tools": ("Tools", "What Claude may use while it answers. A tool without its key is never offered."),
-    "mcp": ("MCP servers", "Programs and services that give Claude more tools. Changes here take effect at once."),
-    "permissions": ("Permissions", "The tools you allowed to run without asking, and how to take that back."),
+    "keys": (QT_TRANSLATE_NOOP("SettingsDialog", "API keys"),
+             QT_TRANSLATE_NOOP("SettingsDialog", "Keys for Claude and for the tools (the other providers' are on the Providers page). "
+                                                 "Saving stores a key at once.")),
+    "providers": (QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
+                  QT_TRANSLATE_NOOP("SettingsDialog", "Which services answer: each one's key, endpoint and model list, and the default. "
+                                                      "Keys are saved at once, the rest on OK.")),
+    "models": (QT_TRANSLATE_NOOP("SettingsDialog", "Models"),
+               QT_TRANSLATE_NOOP("SettingsDialog", "Which Claude answers, and how much it may think and use tools.")),
+    "tools": (QT_TRANSLATE_NOOP("SettingsDialog", "Tools"),
+              QT_TRANSLATE_NOOP("SettingsDialog", "What Claude may use while it answers. A tool without its key is never offered.")),
+    "mcp": (QT_TRANSLATE_NOOP("SettingsDialog", "MCP servers"),
+            QT_TRANSLATE_NOOP("SettingsDialog", "Programs and services that give Claude more tools. Changes here take effect at once.")),
+    "permissions": (QT_TRANSLATE_NOOP("SettingsDialog", "Permissions"),
+                    QT_TRANSLATE_NOOP("SettingsDialog", "The tools you allowed to run without asking, and how to take that back.")),
+    "assistants": (QT_TRANSLATE_NOOP("SettingsDialog", "Assistants"),
+                   QT_TRANSLATE_NOOP("SettingsDialog", "Starting points for new chats: a system prompt, a model, thinking and tools. "
+                                                       "Changes here are saved at once.")),
+    "prices": (QT_TRANSLATE_NOOP("SettingsDialog", "Prices"),
+               QT_TRANSLATE_NOOP("SettingsDialog", "What each model costs per million tokens, used for the cost of each reply, each "
+                                                   "conversation and View ▸ Usage. Applied on OK.")),
 }
+"""Page name -> its title and subtitle, in English (translated where shown)."""
 
 
 def _titled(name: str, body: QWidget) -> QScrollArea:
-    title, subtitle = PAGES[name]
+    title, subtitle = (QCoreApplication.translate("SettingsDialog", text) for text in PAGES[name])
     page = QWidget(objectName="pageBody")
     column = QVBoxLayout(page)
     column.setContentsMargins(28, 24, 28, 24)
@@ -71,9 +86,9 @@ class SettingsDialog(QDialog):
     def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="settingsDialog")
         self.runtime = runtime
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(self.tr("Settings"))
         self.resize(840, 640)
-        self.setStyleSheet(settings_style_sheet(DEFAULT_THEME))
+        self.setStyleSheet(settings_style_sheet(current_theme()))
         self.tasks = BackgroundTasks(self._show_status_error)
         settings = runtime.settings or Settings()
         self.keys_page = KeysPage(runtime, runtime.key_store, self._base_urls)
@@ -82,20 +97,23 @@ class SettingsDialog(QDialog):
         self.providers_page = ProvidersPage(runtime, self.pending_settings)
         self.mcp_page = McpPage(runtime.mcp_config, runtime.mcp)
         self.permissions_page = PermissionsPage(runtime.grants)
+        self.assistants_page = AssistantsPage(runtime)
+        self.prices_page = PricesPage(settings)
         self.nav = QListWidget(objectName="settingsNav")
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget()
         pages = {"keys": self.keys_page, "models": self.models_page, "tools": self.tools_page, "providers": self.providers_page,
-                 "mcp": self.mcp_page, "permissions": self.permissions_page}  # the stack in the order the pages came; the list in PAGES order
+                 "mcp": self.mcp_page, "permissions": self.permissions_page, "assistants": self.assistants_page,
+                 "prices": self.prices_page}  # the stack in the order the pages came; the list in PAGES order
         self._scrolls = {name: _titled(name, page) for name, page in pages.items()}
         for scroll in self._scrolls.values():
             self.stack.addWidget(scroll)
         for title, _subtitle in PAGES.values():
-            self.nav.addItem(title)
+            self.nav.addItem(self.tr(title))
         self.status = PlainLabel(objectName="keyMessage", wordWrap=True)
-        self.ok_button = QPushButton("OK", objectName="primaryButton", default=True, autoDefault=True)
-        self.apply_button = QPushButton("Apply", autoDefault=False)
-        self.cancel_button = QPushButton("Cancel", autoDefault=False)
+        self.ok_button = QPushButton(self.tr("OK"), objectName="primaryButton", default=True, autoDefault=True)
+        self.apply_button = QPushButton(self.tr("Apply"), autoDefault=False)
+        self.cancel_button = QPushButton(self.tr("Cancel"), autoDefault=False)
         self._layout()
         self.nav.currentRowChanged.connect(lambda row: self.stack.setCurrentWidget(self._scrolls[list(PAGES)[row]]))
         self.nav.setCurrentRow(0)
@@ -160,6 +178,7 @@ class SettingsDialog(QDialog):
         edits["disabled_tools"] = (current.disabled_tools - registered) | self.tools_page.switched_off()
         edits.update(self.providers_page.edits(current))
         edits.update(self.tools_page.edits())
+        edits.update(self.prices_page.edits())
         return Settings.model_validate({**current.model_dump(), **edits})
 
     async def apply(self, *, close: bool = False) -> bool:
@@ -173,23 +192,27 @@ class SettingsDialog(QDialog):
                 self.show_provider(provider_id)
                 return False
         if problem := self.providers_page.problem():
-            self._show_status_error(f"Not saved: {problem[1]}")
+            self._show_status_error(self.tr("Not saved: {problem}").format(problem=problem[1]))
             self.show_provider(problem[0])
+            return False
+        if problem := self.prices_page.problem():
+            self._show_status_error(self.tr("Not saved: {problem}").format(problem=problem))
+            self.show_page("prices")
             return False
         try:
             apply_settings(self.runtime, self.pending_settings())
             await self.providers_page.forget_removed_keys()
         except ValidationError as exc:
-            self._show_status_error(f"Not saved: {_first_problem(exc)}")
+            self._show_status_error(self.tr("Not saved: {problem}").format(problem=_first_problem(exc)))
             self.show_page("models")
             return False
         except (SettingsError, OSError) as exc:
-            self._show_status_error(f"Not saved: {exc}")
+            self._show_status_error(self.tr("Not saved: {problem}").format(problem=exc))
             return False
         except KeyStoreError as exc:  # the settings were saved; a removed endpoint's key was not deleted
-            self._show_status_error(f"Saved, but {exc}")
+            self._show_status_error(self.tr("Saved, but {problem}").format(problem=exc))
             return False
-        self.status.setText("Saved.")
+        self.status.setText(self.tr("Saved."))
         set_kind(self.status, "ok")
         self.sig_applied.emit()
         if close:
@@ -246,6 +269,7 @@ def _mirror(one: QLineEdit, other: QLineEdit) -> None:
 
 def _first_problem(error: ValidationError) -> str:
     item = error.errors(include_url=False)[0]
-    names = {"anthropic_base_url": "API base URL", "thinking_budget": "Thinking budget"}
-    where = names.get(str(item["loc"][0]), str(item["loc"][0])) if item["loc"] else "settings"
+    names = {"anthropic_base_url": QCoreApplication.translate("ModelsPage", "API base URL"),
+             "thinking_budget": QCoreApplication.translate("ModelsPage", "Thinking budget")}
+    where = names.get(str(item["loc"][0]), str(item["loc"][0])) if item["loc"] else QCoreApplication.translate("SettingsDialog", "settings")
     return f"{where} {item['msg'].removeprefix('Value error, ')}."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
@@ -16,11 +17,12 @@ from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 if TYPE_CHECKING:  # the dialog and its pages are imported when it first opens, not before the first frame
     from desktop_copilot.qt.settings.dialog import SettingsDialog
 
-FIRST_RUN_INTRO = (
-    "<b>Welcome to Desktop Copilot.</b> To talk to Claude it needs an Anthropic API key: create one at "
-    f'<a href="{KNOWN_KEYS["anthropic"].url}">console.anthropic.com</a> (Settings ▸ API keys), paste it below '
-    "and press Save. It is kept in your system keyring, never in a file."
-)
+def first_run_intro() -> str:
+    """Rich text above the keys when there is no Anthropic key at start-up."""
+    return QCoreApplication.translate(
+        "SettingsEntry", "<b>Welcome to Desktop Copilot.</b> To talk to Claude it needs an Anthropic API key: create one at "
+        "<a href=\"{url}\">console.anthropic.com</a> (Settings ▸ API keys), paste it below "
+        "and press Save. It is kept in your system keyring, never in a file.").format(url=KNOWN_KEYS["anthropic"].url)
 
 
 def _runtime(window: QMainWindow) -> Runtime:
@@ -56,7 +58,7 @@ def open_dialog_of(window: QMainWindow) -> SettingsDialog | None:
 
 def install_settings_action(window: QMainWindow) -> QAction:
     """File ▸ Settings… with the platform's Preferences shortcut and Ctrl+, (the same on Linux)."""
-    action = QAction("Settings…", window, objectName="settingsAction")
+    action = QAction(QCoreApplication.translate("SettingsEntry", "Settings…"), window, objectName="settingsAction")
     shortcuts = [QKeySequence(QKeySequence.StandardKey.Preferences), QKeySequence("Ctrl+,")]
     action.setShortcuts(list({s.toString(): s for s in shortcuts if not s.isEmpty()}.values()))
     action.setMenuRole(QAction.MenuRole.PreferencesRole)
@@ -64,7 +66,7 @@ def install_settings_action(window: QMainWindow) -> QAction:
     menu = next((a.menu() for a in window.menuBar().actions() if a.menu() and a.menu().objectName() == "fileMenu"),
                 None)
     if menu is None:
-        menu = window.menuBar().addMenu("&File")
+        menu = window.menuBar().addMenu(QCoreApplication.translate("WindowMenus", "&File"))
         menu.setObjectName("fileMenu")
     menu.addAction(action)
     window.addAction(action)
@@ -84,7 +86,7 @@ async def show_startup_notices(window: QMainWindow) -> None:
     if default.key_name is None or await off_gui_thread(runtime.keys.has, default.key_name):
         return
     if default.id == "anthropic":
-        open_settings(window, "keys", FIRST_RUN_INTRO)
+        open_settings(window, "keys", first_run_intro())
     else:
         open_settings(window, "providers").show_provider(default.id)
 

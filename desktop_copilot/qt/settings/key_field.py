@@ -3,10 +3,13 @@ show/hide, and Save, Test and Remove buttons that report back in words."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
+import html
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.secrets import FoundKey, KeySpec
+from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.settings.styles import set_kind
@@ -19,14 +22,15 @@ PLACEHOLDERS = {"anthropic": "sk-ant-…", "tavily": "tvly-…"}
 def describe_source(spec: KeySpec, found: list[FoundKey], backend: str) -> tuple[str, str]:
     """(text, kind) for the key in use: kind is keyring, environment, session or missing (a style)."""
     if not found:
-        return "Not set", "missing"
+        return QCoreApplication.translate("KeyField", "Not set"), "missing"
     used = found[0]
     if used.source == "keyring":
-        text = f"Stored in {backend or 'the keyring'} · {used.secret.hint}"
+        text = QCoreApplication.translate("KeyField", "Stored in {place} · {hint}").format(place=backend or QCoreApplication.translate("KeyField",
+            "the keyring"), hint=used.secret.hint)
     elif used.source == "session":
-        text = f"This session only · {used.secret.hint}"
+        text = QCoreApplication.translate("KeyField", "This session only · {hint}").format(hint=used.secret.hint)
     else:
-        text = f"From environment ({spec.env_var}) · {used.secret.hint}, read-only"
+        text = QCoreApplication.translate("KeyField", "From environment ({variable}) · {hint}, read-only").format(variable=spec.env_var, hint=used.secret.hint)
     return text, used.source
 
 
@@ -46,19 +50,19 @@ class KeyField(QFrame):
         self.spec = spec
         self.found: list[FoundKey] = []
         self.backend = ""
-        self.title = PlainLabel(spec.label, objectName="keyTitle")
-        self.state = PlainLabel("Checking…", objectName="keyState")
+        self.title = PlainLabel(core_text(spec.label), objectName="keyTitle")
+        self.state = PlainLabel(self.tr("Checking…"), objectName="keyState")
         self.link = QLabel(objectName="keyLink", openExternalLinks=True, wordWrap=True)
         self.link.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.edit = QLineEdit(objectName="keyEdit", placeholderText=PLACEHOLDERS.get(spec.name, "Paste the key"))
+        self.edit = QLineEdit(objectName="keyEdit", placeholderText=PLACEHOLDERS.get(spec.name, self.tr("Paste the key")))
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.edit.setClearButtonEnabled(True)
-        self.edit.setAccessibleName(spec.label)
-        self.show_button = QToolButton(objectName="showKey", text="Show", checkable=True)
-        self.show_button.setToolTip("Show the text typed in this field (a stored key is never shown)")
-        self.save_button = QPushButton("Save", objectName="primaryButton")
-        self.test_button = QPushButton("Test")
-        self.remove_button = QPushButton("Remove")
+        self.edit.setAccessibleName(core_text(spec.label))
+        self.show_button = QToolButton(objectName="showKey", text=self.tr("Show"), checkable=True)
+        self.show_button.setToolTip(self.tr("Show the text typed in this field (a stored key is never shown)"))
+        self.save_button = QPushButton(self.tr("Save"), objectName="primaryButton")
+        self.test_button = QPushButton(self.tr("Test"))
+        self.remove_button = QPushButton(self.tr("Remove"))
         self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.hide()
@@ -122,12 +126,12 @@ class KeyField(QFrame):
         set_kind(self.state, kind)
         self.state.setToolTip(_also_set(found))
         self._show_link_or_note(found)
-        replace = "Paste to replace" if self.embedded else "Paste a new key to replace"
-        self.edit.setPlaceholderText(f"{replace} {found[0].secret.hint}" if found else
-                                     PLACEHOLDERS.get(self.spec.name, "Paste the key"))
+        replace = self.tr("Paste to replace {hint}") if self.embedded else self.tr("Paste a new key to replace {hint}")
+        self.edit.setPlaceholderText(replace.format(hint=found[0].secret.hint) if found else
+                                     PLACEHOLDERS.get(self.spec.name, self.tr("Paste the key")))
         self.remove_button.setToolTip(
-            f"Unset {self.spec.env_var} to remove a key that comes from the environment"
-            if found and found[0].source == "environment" else "Remove the stored key"
+            self.tr("Unset {variable} to remove a key that comes from the environment").format(variable=self.spec.env_var)
+            if found and found[0].source == "environment" else self.tr("Remove the stored key")
         )
         self._update_buttons()
         self.sig_found_changed.emit()
@@ -135,10 +139,11 @@ class KeyField(QFrame):
     def _show_link_or_note(self, found: list[FoundKey]) -> None:
         """Where to get a key when there is none; that a saved key wins over the environment's."""
         if not found:  # an endpoint the user added has no sign-up page
-            self.link.setText(f'<a href="{self.spec.url}" style="color:{LINK_COLOR}">Get a key at {_host(self.spec.url)} ↗</a>'
+            words = html.escape(self.tr("Get a key at {host} ↗").format(host=_host(self.spec.url)))
+            self.link.setText(f'<a href="{self.spec.url}" style="color:{LINK_COLOR}">{words}</a>'  # i18n: not translated (markup)
                               if self.spec.url else "")
         elif found[0].source == "environment":
-            self.link.setText(f"A saved key is used before {self.spec.env_var}.")
+            self.link.setText(self.tr("A saved key is used before {variable}.").format(variable=self.spec.env_var))
         else:
             self.link.clear()  # stays in the layout, holding the space right of the buttons
         if self.embedded:  # on its own line: no empty line when there is nothing to say
@@ -182,21 +187,22 @@ class KeyField(QFrame):
 
     def _on_show_toggled(self, shown: bool) -> None:
         self.edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
-        self.show_button.setText("Hide" if shown else "Show")
+        self.show_button.setText(self.tr("Hide") if shown else self.tr("Show"))
 
     def _update_buttons(self) -> None:
         typed = bool(self.edit.text().strip())
         self.save_button.setEnabled(typed and not self._busy)
         self.test_button.setEnabled((typed or bool(self.found)) and not self._busy)
-        self.test_button.setToolTip("Test the key typed here" if typed else "Test the key in use")
+        self.test_button.setToolTip(self.tr("Test the key typed here") if typed else self.tr("Test the key in use"))
         self.remove_button.setEnabled(self.removable and not self._busy)
         self.show_button.setEnabled(bool(self.edit.text()))
 
 
 def _also_set(found: list[FoundKey]) -> str:
-    names = {"keyring": "the keyring", "environment": "the environment", "session": "this session"}
+    names = {"keyring": QCoreApplication.translate("KeyField", "the keyring"), "environment": QCoreApplication.translate("KeyField",
+        "the environment"), "session": QCoreApplication.translate("KeyField", "this session")}
     others = [names.get(f.source, f.source) for f in found[1:]]
-    return f"Also set in {', '.join(others)}; not used while this one exists." if others else ""
+    return QCoreApplication.translate("KeyField", "Also set in {places}; not used while this one exists.").format(places=", ".join(others)) if others else ""
 
 
 def _host(url: str) -> str:

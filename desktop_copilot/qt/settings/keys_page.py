@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop_copilot.core.key_check import KeyCheck, check_key
@@ -18,6 +18,7 @@ from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.settings.key_field import KeyField
 from desktop_copilot.qt.settings.styles import set_kind
 
@@ -28,14 +29,15 @@ PAGE_KEYS = [name for name in KNOWN_KEYS if name == "anthropic" or name not in {
 def keyring_notice(status: KeyringStatus) -> str:
     """Rich text: the backend's name and problem come from outside and are escaped."""
     if status.usable:
-        return f"Keys are kept in {html.escape(status.backend)}, never in a file."
+        return QCoreApplication.translate("KeysPage", "Keys are kept in {place}, never in a file.").format(place=html.escape(status.backend))
     env_vars = " or ".join(KNOWN_KEYS[name].env_var for name in PAGE_KEYS)
     where = f" ({html.escape(status.backend)})" if status.backend else ""
-    return (
-        f"<b>No usable keyring</b>{where}: {html.escape(str(status.problem))}.<br>Keys you save now are kept <b>for this session "
-        f"only</b> and forgotten when Desktop Copilot quits; nothing is written to a file. To keep a key, "
-        f"unlock or install a keyring, or set {env_vars} in the environment."
-    )
+    return QCoreApplication.translate(
+        "KeysPage",
+        "<b>No usable keyring</b>{where}: {problem}.<br>Keys you save now are kept <b>for this session "
+        "only</b> and forgotten when Desktop Copilot quits; nothing is written to a file. To keep a key, "
+        "unlock or install a keyring, or set {variables} in the environment."
+    ).format(where=where, problem=html.escape(str(status.problem)), variables=env_vars)
 
 
 def cancel_when_destroyed(widget: QWidget, tasks: BackgroundTasks) -> None:
@@ -65,7 +67,7 @@ class KeyActions:
 
     async def save(self, field: KeyField) -> bool:
         field.set_busy(True)
-        field.show_message("Saving…", "busy")
+        field.show_message(QCoreApplication.translate("KeysPage", "Saving…"), "busy")
         try:
             saved = await off_gui_thread(self.key_store.set, field.spec.name, field.typed())
         except (KeyValueError, KeyStoreError) as exc:
@@ -77,7 +79,8 @@ class KeyActions:
         if saved.persisted:
             field.show_message(saved.message, "ok")
         else:
-            field.show_message("Kept for this session only (no usable keyring); forgotten when the app quits.", "warning")
+            field.show_message(QCoreApplication.translate("KeysPage",
+                "Kept for this session only (no usable keyring); forgotten when the app quits."), "warning")
         await self.refresh(field)
         self.on_changed(field.spec.name)
         return True
@@ -93,9 +96,10 @@ class KeyActions:
             field.set_busy(False)
         await self.refresh(field)
         still = field.found[0].source == "environment" if field.found else False
-        text = f"Removed the {field.spec.label}." if removed else f"There was no stored {field.spec.label}."
+        text = (QCoreApplication.translate("KeysPage", "Removed the {key}.") if removed else QCoreApplication.translate("KeysPage",
+            "There was no stored {key}.")).format(key=core_text(field.spec.label))
         if still:
-            text += f" {field.spec.env_var} is still set in the environment and is used."
+            text += " " + QCoreApplication.translate("KeysPage", "{variable} is still set in the environment and is used.").format(variable=field.spec.env_var)
         field.show_message(text, "info")
         self.on_changed(field.spec.name)
 
@@ -129,7 +133,7 @@ class KeysPage(QWidget):
         cancel_when_destroyed(self, self.tasks)
         self.intro = QLabel(objectName="pageIntro", wordWrap=True, openExternalLinks=True)
         self.intro.hide()
-        self.notice = QLabel("Checking the keyring…", objectName="keyringNotice", wordWrap=True, textFormat=Qt.TextFormat.RichText)
+        self.notice = QLabel(self.tr("Checking the keyring…"), objectName="keyringNotice", wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.fields = {name: KeyField(KNOWN_KEYS[name]) for name in PAGE_KEYS}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -189,7 +193,7 @@ class KeysPage(QWidget):
             return None
         anthropic_url, tavily_url = self.base_urls()
         field.set_busy(True)
-        field.show_message("Testing the typed key…" if typed.strip() else "Testing the key in use…", "busy")
+        field.show_message(self.tr("Testing the typed key…") if typed.strip() else self.tr("Testing the key in use…"), "busy")
         try:
             result = await check_key(name, secret, anthropic_base_url=anthropic_url, tavily_base_url=tavily_url)
         finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 import shiboken6
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
@@ -26,22 +26,24 @@ log = logging.getLogger(__name__)
 
 TEST_TIMEOUT = 20.0
 SIGN_IN_TIMEOUT = 300.0
-ABOUT = ("Each server's tools are offered to Claude while it runs. Read-only tools run without asking; the others ask "
-         "first. Values of environment variables and headers are kept in the system keyring.")
-EMPTY = "No MCP servers yet. Add one, or import the servers of Claude Desktop (claude_desktop_config.json)."
+ABOUT = QT_TRANSLATE_NOOP("McpPage", "Each server's tools are offered to Claude while it runs. Read-only tools run without asking; the others ask "
+                            "first. Values of environment variables and headers are kept in the system keyring.")
+EMPTY = QT_TRANSLATE_NOOP("McpPage", "No MCP servers yet. Add one, or import the servers of Claude Desktop (claude_desktop_config.json).")
 
 
 def import_summary(report: ImportReport) -> str:
     parts = []
     if report.added:
-        parts.append(f"added {', '.join(report.added)}")
+        parts.append(QCoreApplication.translate("McpPage", "added {names}").format(names=", ".join(report.added)))
     if report.replaced:
-        parts.append(f"replaced {', '.join(report.replaced)}")
+        parts.append(QCoreApplication.translate("McpPage", "replaced {names}").format(names=", ".join(report.replaced)))
     if report.skipped:
-        parts.append(f"skipped {', '.join(report.skipped)} (a server of that name exists; remove it first to import it)")
-    text = f"From {report.source.name}: " + ("; ".join(parts) if parts else "no servers found") + "."
+        parts.append(QCoreApplication.translate("McpPage", "skipped {names} (a server of that name exists; remove it first to import it)")
+            .format(names=", ".join(report.skipped)))
+    text = QCoreApplication.translate("McpPage", "From {file}: {outcome}.").format(file=report.source.name, outcome="; ".join(parts) if parts
+        else QCoreApplication.translate("McpPage", "no servers found"))
     for name, reason in report.invalid:
-        text += f"\n{name} could not be imported: {reason}"
+        text += "\n" + QCoreApplication.translate("McpPage", "{name} could not be imported: {reason}").format(name=name, reason=reason)
     return text
 
 
@@ -61,11 +63,11 @@ class McpPage(QWidget):
         set_kind(self.problem, "error")
         self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.message.hide()
-        self.empty = PlainLabel(EMPTY, objectName="hint", wordWrap=True)
-        self.add_button = QPushButton("Add server…", objectName="addServerButton")
-        self.import_button = QPushButton("Import…", objectName="importServersButton")
-        self.import_button.setToolTip("Takes the servers of a claude_desktop_config.json (or another app's mcp.json)")
-        self.open_button = QPushButton("Open mcp.json", objectName="openMcpJson")
+        self.empty = PlainLabel(self.tr(EMPTY), objectName="hint", wordWrap=True)
+        self.add_button = QPushButton(self.tr("Add server…"), objectName="addServerButton")
+        self.import_button = QPushButton(self.tr("Import…"), objectName="importServersButton")
+        self.import_button.setToolTip(self.tr("Takes the servers of a claude_desktop_config.json (or another app's mcp.json)"))
+        self.open_button = QPushButton(self.tr("Open mcp.json"), objectName="openMcpJson")
         for button in (self.add_button, self.import_button, self.open_button):
             button.setEnabled(config is not None)
         self.list = QVBoxLayout()
@@ -79,7 +81,7 @@ class McpPage(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
-        column.addWidget(hint(ABOUT))
+        column.addWidget(hint(self.tr(ABOUT)))
         column.addLayout(buttons)
         column.addWidget(self.problem)
         column.addWidget(self.message)
@@ -99,7 +101,7 @@ class McpPage(QWidget):
     def reload(self) -> None:
         """Rebuilds the rows from mcp.json, then shows the manager's states."""
         configs = self.config.configs() if self.config is not None else []
-        problem = self.config.problem if self.config is not None else "MCP servers are not available in this session."
+        problem = self.config.problem if self.config is not None else self.tr("MCP servers are not available in this session.")
         self.problem.setText(problem or "")
         self.problem.setVisible(bool(problem))
         for row in self.rows.values():
@@ -165,7 +167,7 @@ class McpPage(QWidget):
         try:
             status = await self.manager.login(name, timeout=SIGN_IN_TIMEOUT)
         except KeyError:
-            problem = f"{name} is not running in this session yet; try again in a moment."
+            problem = self.tr("{name} is not running in this session yet; try again in a moment.").format(name=name)
         except (ValueError, RuntimeError) as exc:
             problem = str(exc)
         finally:
@@ -174,7 +176,7 @@ class McpPage(QWidget):
         if not shiboken6.isValid(row):
             return status
         if status is None:
-            row.show_result(f"Could not sign in: {problem}", "error")
+            row.show_result(self.tr("Could not sign in: {problem}").format(problem=problem), "error")
         else:
             row.show_sign_in(status)
             self.show_statuses()
@@ -187,11 +189,11 @@ class McpPage(QWidget):
             self.show_statuses()
 
     def ask_remove(self, name: str) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Question, "Remove MCP server",
-                          f"Remove the MCP server “{name}”? Its tools go away, and its secrets are deleted from the keyring.",
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Remove MCP server"),
+                          self.tr("Remove the MCP server “{name}”? Its tools go away, and its secrets are deleted from the keyring.").format(name=name),
                           QMessageBox.StandardButton.Cancel, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(self.tr("Remove"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         destructive = QMessageBox.ButtonRole.DestructiveRole
         box.buttonClicked.connect(lambda button: box.buttonRole(button) == destructive and self.tasks.start(self.remove(name)))
@@ -203,12 +205,12 @@ class McpPage(QWidget):
         try:
             removed = await off_gui_thread(self.config.remove, name)
         except McpConfigError as exc:
-            self.say(f"Not removed: {exc}", "error")
+            self.say(self.tr("Not removed: {problem}").format(problem=exc), "error")
             return False
         if removed.left_in_keyring:
-            self.say(f"Removed {name}, but {removed.left_in_keyring}", "warning")
+            self.say(self.tr("Removed {name}, but {problem}").format(name=name, problem=removed.left_in_keyring), "warning")
         else:
-            self.say(f"Removed {name}.", "ok")
+            self.say(self.tr("Removed {name}.").format(name=name), "ok")
         await self._changed()
         return True
 
@@ -225,14 +227,14 @@ class McpPage(QWidget):
         try:
             await off_gui_thread(self.config.add, config)
         except McpConfigError as exc:
-            self.say(f"Not added: {exc}", "error")
+            self.say(self.tr("Not added: {problem}").format(problem=exc), "error")
             return False
-        self.say(f"Added {config.name}.", "ok")
+        self.say(self.tr("Added {name}.").format(name=config.name), "ok")
         await self._changed()
         return True
 
     def choose_import(self) -> QFileDialog:
-        dialog = QFileDialog(self, "Import MCP servers", "", "MCP configuration (*.json);;All files (*)")
+        dialog = QFileDialog(self, self.tr("Import MCP servers"), "", self.tr("MCP configuration (*.json);;All files (*)"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(lambda path: self.tasks.start(self.import_from(path)))
         self.file_dialog = dialog
@@ -243,7 +245,7 @@ class McpPage(QWidget):
         try:
             report = await off_gui_thread(self.config.import_file, path)
         except McpConfigError as exc:
-            self.say(f"Nothing imported: {exc}", "error")
+            self.say(self.tr("Nothing imported: {problem}").format(problem=exc), "error")
             return None
         self.say(import_summary(report), "warning" if report.invalid or report.skipped else "ok")
         if report.added or report.replaced:
@@ -253,7 +255,7 @@ class McpPage(QWidget):
     def open_file(self) -> None:
         if self.config is not None:
             if not self.config.path.exists():
-                self.say(f"{self.config.path} does not exist yet: add a server first.", "info")
+                self.say(self.tr("{path} does not exist yet: add a server first.").format(path=self.config.path), "info")
                 return
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.config.path)))
 

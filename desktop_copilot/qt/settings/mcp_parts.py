@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -28,20 +28,23 @@ from PySide6.QtWidgets import (
 from desktop_copilot.core.mcp.config_file import HEADER_NAME
 from desktop_copilot.core.mcp.server_config import SERVER_NAME, McpServerConfig
 from desktop_copilot.core.tools.base import Risk
+from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog
 from desktop_copilot.qt.settings.models_page import hint
 from desktop_copilot.qt.settings.providers_parts import url_problem
 from desktop_copilot.qt.settings.styles import set_kind
 
-KINDS = {"stdio": "Local command", "http": "Remote (Streamable HTTP)", "sse": "Remote (SSE)"}
-STATES = {"disabled": ("Disabled", "off"), "starting": ("Starting…", "off"), "ready": ("Ready", "on"),
-          "failed": ("Failed", "needs_key"), "stopped": ("Stopped", "off")}
+KINDS = {"stdio": QT_TRANSLATE_NOOP("ServerRow", "Local command"), "http": QT_TRANSLATE_NOOP("ServerRow", "Remote (Streamable HTTP)"),
+    "sse": QT_TRANSLATE_NOOP("ServerRow", "Remote (SSE)")}
+STATES = {"disabled": (QT_TRANSLATE_NOOP("ServerRow", "Disabled"), "off"), "starting": (QT_TRANSLATE_NOOP("ServerRow", "Starting…"), "off"),
+    "ready": (QT_TRANSLATE_NOOP("ServerRow", "Ready"), "on"),
+          "failed": (QT_TRANSLATE_NOOP("ServerRow", "Failed"), "needs_key"), "stopped": (QT_TRANSLATE_NOOP("ServerRow", "Stopped"), "off")}
 """ServerState value -> (the pill's text, its style kind)."""
-KEYRING_NOTE = "Values are stored in the system keyring, not in mcp.json."
+KEYRING_NOTE = QT_TRANSLATE_NOOP("ServerForm", "Values are stored in the system keyring, not in mcp.json.")
 SIGN_IN_NEEDED = "needs sign-in"
 """How a ServerStatus.last_error starts when the server wants an OAuth sign-in (core/mcp/connection.describe_error)."""
-WAITING_FOR_BROWSER = "Waiting for the browser… Finish signing in there; this waits up to 5 minutes."
+WAITING_FOR_BROWSER = QT_TRANSLATE_NOOP("ServerRow", "Waiting for the browser… Finish signing in there; this waits up to 5 minutes.")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LABEL_WIDTH = 110
 
@@ -51,7 +54,7 @@ class ServerFormError(ValueError):
 
 
 def tool_count(count: int) -> str:
-    return f"{count} tool{'s' if count != 1 else ''}"
+    return QCoreApplication.translate("ServerRow", "1 tool") if count == 1 else QCoreApplication.translate("ServerRow", "%n tools", "", count)
 
 
 def parse_env(text: str) -> dict[str, str]:
@@ -63,7 +66,7 @@ def parse_env(text: str) -> dict[str, str]:
         name, equals, value = line.partition("=")
         name = name.strip()
         if not equals or not _ENV_NAME.match(name):
-            raise ServerFormError(f"Environment line {number} is not “NAME=value”.")
+            raise ServerFormError(QCoreApplication.translate("ServerForm", "Environment line {number} is not “NAME=value”.").format(number=number))
         env[name] = value.strip()
     return env
 
@@ -78,7 +81,7 @@ def parse_header_lines(text: str) -> dict[str, str]:
         name, colon, value = line.partition(":")
         name, value = name.strip(), value.strip()
         if not colon or not HEADER_NAME.match(name) or not value:
-            raise ServerFormError(f"Header line {number} is not “Name: value”.")
+            raise ServerFormError(QCoreApplication.translate("ServerForm", "Header line {number} is not “Name: value”.").format(number=number))
         headers[name] = value
     return headers
 
@@ -102,10 +105,10 @@ class ToolList(QWidget):
         self.rows = []
         for number, tool in enumerate(tools):
             name = PlainLabel(tool.title or tool.name, objectName="toolName")
-            name.setToolTip(f"Called {tool.model_name} by the model")
-            risk = PlainLabel(Risk(tool.risk).label, objectName="toolState")
+            name.setToolTip(QCoreApplication.translate("ToolRow", "Called {name} by the model").format(name=tool.model_name))
+            risk = PlainLabel(core_text(Risk(tool.risk).label), objectName="toolState")
             set_kind(risk, "on" if tool.risk is Risk.READ_ONLY else "needs_key")
-            risk.setToolTip("Runs without asking" if tool.risk is Risk.READ_ONLY else "Asks before it runs")
+            risk.setToolTip(self.tr("Runs without asking") if tool.risk is Risk.READ_ONLY else self.tr("Asks before it runs"))
             description = PlainLabel((tool.description or "").strip().split("\n")[0][:300], objectName="toolDescription",
                                      wordWrap=True)
             self.grid.addWidget(name, number, 0, Qt.AlignmentFlag.AlignTop)
@@ -126,8 +129,8 @@ class ServerRow(QFrame):
         super().__init__(parent, objectName="providerCard")
         self.config = config
         self.name = PlainLabel(config.name, objectName="providerName")
-        self.kind = PlainLabel(KINDS.get(config.kind, config.kind), objectName="hint")
-        self.state = PlainLabel("Not running", objectName="toolState")
+        self.kind = PlainLabel(self.tr(KINDS[config.kind]) if config.kind in KINDS else config.kind, objectName="hint")
+        self.state = PlainLabel(self.tr("Not running"), objectName="toolState")
         self.count = PlainLabel(objectName="hint")
         self.where = PlainLabel(config.where, objectName="toolDescription", wordWrap=True)
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -139,17 +142,18 @@ class ServerRow(QFrame):
         self.result.hide()
         self.tools = ToolList()
         self.tools.hide()
-        self.sign_in_button = QPushButton("Sign in…", objectName="signInServer")
-        self.sign_in_button.setToolTip("Opens your browser to sign in to this server (OAuth); the sign-in is kept in the system keyring")
-        self.sign_in_button.setAccessibleName(f"Sign in to {config.name}")
+        self.sign_in_button = QPushButton(self.tr("Sign in…"), objectName="signInServer")
+        self.sign_in_button.setToolTip(self.tr("Opens your browser to sign in to this server (OAuth); the sign-in is kept in the system keyring"))
+        self.sign_in_button.setAccessibleName(self.tr("Sign in to {name}").format(name=config.name))
         self.sign_in_button.hide()
         self._signing_in = False
-        self.test_button = QPushButton("Test")
-        self.test_button.setToolTip("Connects to the server once, apart from the running one, and lists its tools")
-        self.restart_button = QPushButton("Restart")
-        self.remove_button = QPushButton("Remove", objectName="removeServer")
-        for button, verb in ((self.test_button, "Test"), (self.restart_button, "Restart"), (self.remove_button, "Remove")):
-            button.setAccessibleName(f"{verb} {config.name}")
+        self.test_button = QPushButton(self.tr("Test"))
+        self.test_button.setToolTip(self.tr("Connects to the server once, apart from the running one, and lists its tools"))
+        self.restart_button = QPushButton(self.tr("Restart"))
+        self.remove_button = QPushButton(self.tr("Remove"), objectName="removeServer")
+        for button, verb in ((self.test_button, self.tr("Test {name}")), (self.restart_button, self.tr("Restart {name}")),
+                             (self.remove_button, self.tr("Remove {name}"))):
+            button.setAccessibleName(verb.format(name=config.name))
         head = QHBoxLayout()
         head.setSpacing(10)
         for widget in (self.name, self.kind, self.state, self.count):
@@ -171,19 +175,20 @@ class ServerRow(QFrame):
         """The manager's ServerStatus for this server (None: no manager, or not known to it yet)."""
         self.sign_in_button.setVisible(self.wants_sign_in(status))
         if status is None:
-            self.state.setText("Disabled" if self.config.disabled else "Not running")
+            self.state.setText(self.tr("Disabled") if self.config.disabled else self.tr("Not running"))
             set_kind(self.state, "off")
             self.count.setText("")
             self.restart_button.setEnabled(False)
             return
         text, kind = STATES.get(str(status.state), (str(status.state).title(), "off"))
+        text = self.tr(text)
         if status.restarts:
-            text += f" · restarted {status.restarts}×"
+            text += self.tr(" · restarted {count}×").format(count=status.restarts)
         self.state.setText(text)
         set_kind(self.state, kind)
         self.count.setText(tool_count(len(status.tools)) if str(status.state) == "ready" else "")
         self.restart_button.setEnabled(str(status.state) != "disabled")
-        self.error.setText(f"Last error: {status.last_error}" if status.last_error else "")
+        self.error.setText(self.tr("Last error: {error}").format(error=status.last_error) if status.last_error else "")
         self.error.setVisible(bool(status.last_error))
         if str(status.state) == "ready" and status.tools and not self.tools.rows:
             self.tools.show_tools(status.tools)
@@ -199,28 +204,29 @@ class ServerRow(QFrame):
         self.sign_in_button.setEnabled(not busy)
         if busy:
             self.sign_in_button.show()
-            self.show_result(WAITING_FOR_BROWSER, "busy")
+            self.show_result(self.tr(WAITING_FOR_BROWSER), "busy")
 
     def show_sign_in(self, status) -> None:
         """How a sign-in ended: connected with its tools, or why not."""
         if str(status.state) == "ready":
-            self.show_result(f"✓ Signed in — {tool_count(len(status.tools))}", "ok")
+            self.show_result(self.tr("✓ Signed in — {tools}").format(tools=tool_count(len(status.tools))), "ok")
             self.tools.show_tools(status.tools)
         else:
-            self.show_result(f"Could not sign in: {status.last_error or str(status.state)}", "error")
+            self.show_result(QCoreApplication.translate("McpPage", "Could not sign in: {problem}")
+                .format(problem=status.last_error or str(status.state)), "error")
 
     def set_testing(self, busy: bool) -> None:
         self.test_button.setEnabled(not busy)
         if busy:
-            self.show_result(f"Connecting to {self.config.name}…", "busy")
+            self.show_result(self.tr("Connecting to {name}…").format(name=self.config.name), "busy")
 
     def show_test(self, status) -> None:
         """What a Test found: the tools with their risks, or why it failed."""
         if str(status.state) == "ready":
-            self.show_result(f"✓ Works — {tool_count(len(status.tools))}", "ok")
+            self.show_result(self.tr("✓ Works — {tools}").format(tools=tool_count(len(status.tools))), "ok")
             self.tools.show_tools(status.tools)
         else:
-            self.show_result(f"Could not connect: {status.last_error or str(status.state)}", "error")
+            self.show_result(self.tr("Could not connect: {problem}").format(problem=status.last_error or str(status.state)), "error")
             self.tools.show_tools(())
 
     def show_result(self, text: str, kind: str) -> None:
@@ -236,30 +242,30 @@ class ServerForm(QDialog):
     def __init__(self, taken: set[str], parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="endpointForm")
         self.taken = taken
-        self.setWindowTitle("Add MCP server")
+        self.setWindowTitle(self.tr("Add MCP server"))
         self.setMinimumWidth(560)
-        self.name_edit = QLineEdit(placeholderText="files")
-        self.local_radio = QRadioButton("Local command", checked=True)
-        self.remote_radio = QRadioButton("Remote URL")
+        self.name_edit = QLineEdit(placeholderText="files")  # i18n: not translated
+        self.local_radio = QRadioButton(self.tr("Local command"), checked=True)
+        self.remote_radio = QRadioButton(self.tr("Remote URL"))
         self.kind_group = QButtonGroup(self)
         self.kind_group.addButton(self.local_radio)
         self.kind_group.addButton(self.remote_radio)
-        self.command_edit = QLineEdit(placeholderText="npx -y @modelcontextprotocol/server-filesystem ~/Documents")
-        self.command_edit.setAccessibleName("Command and arguments")
+        self.command_edit = QLineEdit(placeholderText="npx -y @modelcontextprotocol/server-filesystem ~/Documents")  # i18n: not translated
+        self.command_edit.setAccessibleName(self.tr("Command and arguments"))
         self.env_edit = QPlainTextEdit(objectName="envEdit")
-        self.env_edit.setPlaceholderText("API_TOKEN=…")
+        self.env_edit.setPlaceholderText("API_TOKEN=…")  # i18n: not translated
         self.env_edit.setFixedHeight(64)
-        self.url_edit = QLineEdit(placeholderText="https://example.com/mcp")
+        self.url_edit = QLineEdit(placeholderText="https://example.com/mcp")  # i18n: not translated
         self.headers_edit = QPlainTextEdit(objectName="headersEdit")
-        self.headers_edit.setPlaceholderText("Authorization: Bearer …")
+        self.headers_edit.setPlaceholderText("Authorization: Bearer …")  # i18n: not translated
         self.headers_edit.setFixedHeight(64)
-        self.sse_box = QCheckBox("Older SSE transport")
-        self.oauth_box = QCheckBox("Sign in with OAuth (opens the browser)")
+        self.sse_box = QCheckBox(self.tr("Older SSE transport"))
+        self.oauth_box = QCheckBox(self.tr("Sign in with OAuth (opens the browser)"))
         self.pages = QStackedWidget()
         self.problem = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.problem.hide()
-        self.add_button = QPushButton("Add", objectName="primaryButton", default=True)
-        self.cancel_button = QPushButton("Cancel", autoDefault=False)
+        self.add_button = QPushButton(self.tr("Add"), objectName="primaryButton", default=True)
+        self.cancel_button = QPushButton(self.tr("Cancel"), autoDefault=False)
         self._layout()
         self.local_radio.toggled.connect(lambda local: self.pages.setCurrentIndex(0 if local else 1))
         self.add_button.clicked.connect(self.accept)
@@ -270,15 +276,15 @@ class ServerForm(QDialog):
         self.local_page, self.remote_page = QWidget(), QWidget()
         local = QFormLayout(self.local_page)
         local.setContentsMargins(0, 0, 0, 0)
-        local.addRow(form_label("Command", LABEL_WIDTH), self.command_edit)
-        local.addRow("", hint("The program and its arguments, as in a shell (quote an argument with spaces)."))
-        local.addRow(form_label("Environment", LABEL_WIDTH), self.env_edit)
-        local.addRow("", hint(f"One “NAME=value” a line. {KEYRING_NOTE}"))
+        local.addRow(form_label(self.tr("Command"), LABEL_WIDTH), self.command_edit)
+        local.addRow("", hint(self.tr("The program and its arguments, as in a shell (quote an argument with spaces).")))
+        local.addRow(form_label(self.tr("Environment"), LABEL_WIDTH), self.env_edit)
+        local.addRow("", hint(self.tr("One “NAME=value” a line.") + " " + self.tr(KEYRING_NOTE)))
         remote = QFormLayout(self.remote_page)
         remote.setContentsMargins(0, 0, 0, 0)
-        remote.addRow(form_label("URL", LABEL_WIDTH), self.url_edit)
-        remote.addRow(form_label("Headers", LABEL_WIDTH), self.headers_edit)
-        remote.addRow("", hint(f"One “Name: value” a line. {KEYRING_NOTE}"))
+        remote.addRow(form_label(self.tr("URL"), LABEL_WIDTH), self.url_edit)
+        remote.addRow(form_label(self.tr("Headers"), LABEL_WIDTH), self.headers_edit)
+        remote.addRow("", hint(self.tr("One “Name: value” a line.") + " " + self.tr(KEYRING_NOTE)))
         remote.addRow("", self.sse_box)
         remote.addRow("", self.oauth_box)
         self.pages.addWidget(self.local_page)
@@ -288,8 +294,8 @@ class ServerForm(QDialog):
         kinds.addWidget(self.remote_radio)
         kinds.addStretch(1)
         form = form_layout()
-        form.addRow(form_label("Name", LABEL_WIDTH), self.name_edit)
-        form.addRow(form_label("Kind", LABEL_WIDTH), kinds)
+        form.addRow(form_label(self.tr("Name"), LABEL_WIDTH), self.name_edit)
+        form.addRow(form_label(self.tr("Kind"), LABEL_WIDTH), kinds)
         lay_out_dialog(self, [form, self.pages, self.problem], self.cancel_button, self.add_button)
 
     def server(self) -> McpServerConfig | None:
@@ -309,19 +315,19 @@ class ServerForm(QDialog):
     def _read(self) -> McpServerConfig:
         name = self.name_edit.text().strip()
         if not SERVER_NAME.match(name):
-            raise ServerFormError("Give the server a name: letters, digits, “-”, “_” or “.”, starting with a letter or digit.")
+            raise ServerFormError(self.tr("Give the server a name: letters, digits, “-”, “_” or “.”, starting with a letter or digit."))
         if name in self.taken:
-            raise ServerFormError(f"There is a server called “{name}” already: choose another name, or remove it first.")
+            raise ServerFormError(self.tr("There is a server called “{name}” already: choose another name, or remove it first.").format(name=name))
         if self.local_radio.isChecked():
             try:
                 argv = shlex.split(self.command_edit.text())
             except ValueError as exc:
-                raise ServerFormError(f"The command cannot be read ({exc}): check its quotes.") from None
+                raise ServerFormError(self.tr("The command cannot be read ({problem}): check its quotes.").format(problem=exc)) from None
             if not argv:
-                raise ServerFormError("Give the command that starts the server, e.g. “npx -y some-mcp-server”.")
+                raise ServerFormError(self.tr("Give the command that starts the server, e.g. “npx -y some-mcp-server”."))
             return McpServerConfig(name=name, command=argv[0], args=argv[1:], env=parse_env(self.env_edit.toPlainText()))
         url = self.url_edit.text().strip()
         if problem := url_problem(url, required=True):
-            raise ServerFormError(f"The URL {problem}.")
+            raise ServerFormError(self.tr("The URL {problem}.").format(problem=problem))
         return McpServerConfig(name=name, url=url, headers=parse_header_lines(self.headers_edit.toPlainText()),
                                transport="sse" if self.sse_box.isChecked() else None, oauth=self.oauth_box.isChecked())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timedelta, timezone
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -26,6 +26,7 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import ModelsCache, Settings
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.common.theme_switch import theme_switch
 from desktop_copilot.qt.settings.styles import set_kind
 from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
 
@@ -35,6 +36,8 @@ MAX_THINKING_BUDGET = 64_000
 MAX_OUTPUT_LIMIT = 128_000
 """The largest output limit the spin box offers (what Opus and Sonnet 4.6 accept)."""
 LABEL_WIDTH = 130
+NATIVE_LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}  # i18n: not translated
+"""Settings.language values after "auto", named in the Language box in their own words."""
 
 
 def group(title: str, form: QFormLayout) -> QFrame:
@@ -87,27 +90,39 @@ class ModelsPage(QWidget):
         self._fetched_once = False
         self.model_box = QComboBox(editable=True, objectName="modelBox")
         self.model_box.setMinimumWidth(280)
-        self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.setToolTip("Ask the API which models your key can use")
+        self.refresh_button = QPushButton(self.tr("Refresh"))
+        self.refresh_button.setToolTip(self.tr("Ask the API which models your key can use"))
         self.list_state = hint()
         self.env_model = hint()
         self.max_tokens = QSpinBox(minimum=1, maximum=max(MAX_OUTPUT_LIMIT, settings.max_tokens), singleStep=1000,
-                                   suffix=" tokens", objectName="maxTokensBox")
+                                   suffix=self.tr(" tokens"), objectName="maxTokensBox")
         self.max_tokens.setGroupSeparatorShown(True)
         self.max_tokens.setFixedWidth(150)
-        self.max_tokens.setAccessibleName("Output limit (max tokens)")
-        self.max_tokens.setToolTip("max_tokens of each request: the longest reply Claude may write")
+        self.max_tokens.setAccessibleName(self.tr("Output limit (max tokens)"))
+        self.max_tokens.setToolTip(self.tr("max_tokens of each request: the longest reply Claude may write"))
         self.env_max_tokens = hint()
         self.base_url_edit = QLineEdit(placeholderText="https://api.anthropic.com")
         self.base_url_edit.setText(settings.anthropic_base_url or "")
         self.env_base_url = hint()
         self.thinking_switch = ToggleSwitch()
-        self.budget = QSpinBox(minimum=1024, maximum=MAX_THINKING_BUDGET, singleStep=1024, suffix=" tokens")
+        self.budget = QSpinBox(minimum=1024, maximum=MAX_THINKING_BUDGET, singleStep=1024, suffix=self.tr(" tokens"))
         self.budget.setGroupSeparatorShown(True)
         self.budget.setFixedWidth(150)
         self.rounds = QSpinBox(minimum=0, maximum=100)
         self.rounds.setFixedWidth(150)
-        self.rounds.setToolTip("0 means Claude may not use tools at all")
+        self.rounds.setToolTip(self.tr("0 means Claude may not use tools at all"))
+        self.language_box = QComboBox(objectName="languageBox")
+        self.language_box.addItem(self.tr("Automatic (system language)"), "auto")
+        for value, name in NATIVE_LANGUAGE_NAMES.items():
+            self.language_box.addItem(name, value)  # each language in its own words, not translated
+        self.language_box.setCurrentIndex(max(0, self.language_box.findData(settings.language)))
+        self.language_box.setAccessibleName(self.tr("Interface language"))
+        self.appearance_box = QComboBox(objectName="appearanceBox")
+        for text, value in ((self.tr("Automatic"), "auto"), (self.tr("Light"), "light"), (self.tr("Dark"), "dark")):
+            self.appearance_box.addItem(text, value)
+        self.appearance_box.setCurrentIndex(max(0, self.appearance_box.findData(settings.theme)))
+        self.appearance_box.setAccessibleName(self.tr("Appearance"))
+        self._appearance_hooked = False
         for spin in (self.max_tokens, self.budget, self.rounds):
             spin.lineEdit().setTextMargins(6, 0, 0, 0)  # style-sheet padding does not reach a spin box's text
         self._layout()
@@ -128,25 +143,29 @@ class ModelsPage(QWidget):
         model_row.addWidget(self.model_box, 1)
         model_row.addWidget(self.refresh_button)
         model_form = QFormLayout()
-        model_form.addRow(label("Default model"), model_row)
+        model_form.addRow(label(self.tr("Default model")), model_row)
         model_form.addRow("", self.list_state)
         model_form.addRow("", self.env_model)
-        model_form.addRow(label("Output limit"), beside(
-            self.max_tokens, "Max tokens per reply. A longer answer is cut off; Continue picks it up."))
+        model_form.addRow(label(self.tr("Output limit")), beside(
+            self.max_tokens, self.tr("Max tokens per reply. A longer answer is cut off; Continue picks it up.")))
         model_form.addRow("", self.env_max_tokens)
-        model_form.addRow(label("API base URL"), self.base_url_edit)
+        model_form.addRow(label(self.tr("API base URL")), self.base_url_edit)
         model_form.addRow("", self.env_base_url)
         thinking_form = QFormLayout()
-        thinking_form.addRow(label("Extended thinking"), beside(self.thinking_switch, "Let Claude think before it answers"))
-        thinking_form.addRow(label("Thinking budget"), beside(self.budget, "At least 1,024. More allows deeper reasoning and costs more."))
+        thinking_form.addRow(label(self.tr("Extended thinking")), beside(self.thinking_switch, self.tr("Let Claude think before it answers")))
+        thinking_form.addRow(label(self.tr("Thinking budget")), beside(self.budget, self.tr("At least 1,024. More allows deeper reasoning and costs more.")))
         tools_form = QFormLayout()
-        tools_form.addRow(label("Max tool rounds"), beside(self.rounds, "Tool calls per reply before Claude must answer."))
+        tools_form.addRow(label(self.tr("Max tool rounds")), beside(self.rounds, self.tr("Tool calls per reply before Claude must answer.")))
+        language_form = QFormLayout()
+        language_form.addRow(label(self.tr("Language")), beside(self.language_box, self.tr("Applies at the next start.")))
+        language_form.addRow(label(self.tr("Appearance")), beside(self.appearance_box, self.tr("Automatic follows the system's light or dark mode.")))
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
-        column.addWidget(group("Model", model_form))
-        column.addWidget(group("Thinking", thinking_form))
-        column.addWidget(group("Tool use", tools_form))
+        column.addWidget(group(self.tr("Model"), model_form))
+        column.addWidget(group(self.tr("Thinking"), thinking_form))
+        column.addWidget(group(self.tr("Tool use"), tools_form))
+        column.addWidget(group(self.tr("Interface"), language_form))
         column.addStretch(1)
 
     # --- the model list ------------------------------------------------------------------
@@ -157,23 +176,23 @@ class ModelsPage(QWidget):
         self.model_box.addItems(list(ids))
         self.model_box.setCurrentText(current)
         if fetched_at is None:
-            self._show_list_state("Built-in list. Refresh asks the API (needs an Anthropic key).", "info")
+            self._show_list_state(self.tr("Built-in list. Refresh asks the API (needs an Anthropic key)."), "info")
         else:
             when = fetched_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            self._show_list_state(f"{len(ids)} models from the API, fetched {when}.", "info")
+            self._show_list_state(self.tr("%n models from the API, fetched {when}.", "", len(ids)).format(when=when), "info")
 
     async def refresh(self, *, quiet: bool = False) -> bool:
         found = await off_gui_thread(self.runtime.keys.get, "anthropic")
         if found is None:
             if not quiet:
-                self._show_list_state("Add an Anthropic key on the Keys page to fetch the list.", "error")
+                self._show_list_state(self.tr("Add an Anthropic key on the Keys page to fetch the list."), "error")
             return False
         self.refresh_button.setEnabled(False)
-        self._show_list_state("Asking the API for models…", "busy")
+        self._show_list_state(self.tr("Asking the API for models…"), "busy")
         try:
             ids = await list_model_ids(found.secret, self.base_url())
         except ModelListError as exc:
-            self._show_list_state(f"{exc} Showing the {'cached' if self._cached else 'built-in'} list.", "error")
+            self._show_list_state(f"{exc} " + (self.tr("Showing the cached list.") if self._cached else self.tr("Showing the built-in list.")), "error")
             return False
         finally:
             self.refresh_button.setEnabled(True)
@@ -183,6 +202,9 @@ class ModelsPage(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt name
         super().showEvent(event)
+        if not self._appearance_hooked and (applied := getattr(self.window(), "sig_applied", None)) is not None:
+            self._appearance_hooked = True
+            applied.connect(self.apply_appearance)  # the settings dialog saved (OK or Apply): switch live
         cache = self.runtime.settings.models_cache if self.runtime.settings else None
         if not self._fetched_once and (cache is None or _age(cache) > CACHE_MAX_AGE):
             self._fetched_once = True
@@ -198,12 +220,18 @@ class ModelsPage(QWidget):
 
     def _show_environment_overrides(self) -> None:
         model, url = os.environ.get("DESKTOP_COPILOT_MODEL", "").strip(), os.environ.get("ANTHROPIC_BASE_URL", "").strip()
-        self.env_model.setText(f"DESKTOP_COPILOT_MODEL={model} is set and wins over this choice." if model else "")
+        self.env_model.setText(self.tr("{setting} is set and wins over this choice.").format(setting=f"DESKTOP_COPILOT_MODEL={model}") if model else "")
         self.env_model.setVisible(bool(model))
-        self.env_base_url.setText(f"ANTHROPIC_BASE_URL={url} is set and wins over this field." if url else "")
+        self.env_base_url.setText(QCoreApplication.translate("ModelsPage", "{setting} is set and wins over this field.")
+            .format(setting=f"ANTHROPIC_BASE_URL={url}") if url else "")
         self.env_base_url.setVisible(bool(url))
         self.env_max_tokens.setText(_max_tokens_override(os.environ.get(MAX_TOKENS_ENV, "").strip()))
         self.env_max_tokens.setVisible(bool(self.env_max_tokens.text()))
+
+    def apply_appearance(self) -> None:
+        """Light, dark or the system's, as chosen, for every open window at once (once the settings are saved)."""
+        if (switch := theme_switch()) is not None:
+            switch.set_setting(self.appearance_box.currentData())
 
     # --- results ---------------------------------------------------------------------------
 
@@ -219,6 +247,8 @@ class ModelsPage(QWidget):
             "thinking_budget": self.budget.value(),
             "max_tool_rounds": self.rounds.value(),
             "max_tokens": self.max_tokens.value(),
+            "language": self.language_box.currentData(),
+            "theme": self.appearance_box.currentData(),
         }
 
 
@@ -236,8 +266,9 @@ def _max_tokens_override(raw: str) -> str:
     try:
         parse_max_tokens(raw)
     except ValueError:
-        return f"{MAX_TOKENS_ENV}={raw} is not a positive number of tokens and is ignored."
-    return f"{MAX_TOKENS_ENV}={raw} is set and wins over this field."
+        return QCoreApplication.translate("ModelsPage",
+            "{setting} is not a positive number of tokens and is ignored.").format(setting=f"{MAX_TOKENS_ENV}={raw}")
+    return QCoreApplication.translate("ModelsPage", "{setting} is set and wins over this field.").format(setting=f"{MAX_TOKENS_ENV}={raw}")
 
 
 def _age(cache: ModelsCache) -> timedelta:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.approval.grants import ALWAYS, Grant, GrantStore
@@ -14,16 +14,16 @@ from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.models_page import hint
 from desktop_copilot.qt.settings.styles import set_kind
 
-RULE = "Read-only tools run without asking; the others ask each time, unless you gave a standing permission below."
-EMPTY = "No standing permissions. Tools that change things ask each time."
+RULE = QT_TRANSLATE_NOOP("PermissionsPage", "Read-only tools run without asking; the others ask each time, unless you gave a standing permission below.")
+EMPTY = QT_TRANSLATE_NOOP("PermissionsPage", "No standing permissions. Tools that change things ask each time.")
 MAX_TITLE = 60
 
 
 def scope_text(grant: Grant) -> str:
     if grant.scope == ALWAYS:
-        return "Always"
-    title = grant.conversation_title or "one conversation"
-    return f"In: {title if len(title) <= MAX_TITLE else title[:MAX_TITLE - 1] + '…'}"
+        return QCoreApplication.translate("PermissionsPage", "Always")
+    title = grant.conversation_title or QCoreApplication.translate("PermissionsPage", "one conversation")
+    return QCoreApplication.translate("PermissionsPage", "In: {title}").format(title=title if len(title) <= MAX_TITLE else title[:MAX_TITLE - 1] + '…')
 
 
 class ChangeRelay(QObject):
@@ -49,13 +49,18 @@ class GrantRow(QFrame):
         self.grant = grant
         self.name = PlainLabel(grant.shown_name or grant.tool, objectName="toolName")
         self.name.setToolTip(grant.tool)
-        self.source = PlainLabel(f"from {grant.source_label}" if grant.source_label else "", objectName="hint")
+        self.source = PlainLabel(QCoreApplication.translate("PermissionsPage", "from {server}")
+            .format(server=grant.source_label) if grant.source_label else "", objectName="hint")
         self.scope = PlainLabel(scope_text(grant), objectName="toolState")
-        self.scope.setToolTip("Everywhere" if grant.scope == ALWAYS else f"Only in “{grant.conversation_title or grant.conversation_id}”")
+        self.scope.setToolTip(QCoreApplication.translate("PermissionsPage", "Everywhere") if grant.scope == ALWAYS
+            else QCoreApplication.translate("PermissionsPage", "Only in “{title}”").format(
+            title=grant.conversation_title or grant.conversation_id))
         set_kind(self.scope, "on" if grant.scope == ALWAYS else "off")
-        self.date = PlainLabel(f"Given {datetime.fromtimestamp(grant.created_at).strftime('%Y-%m-%d %H:%M')}", objectName="hint")
-        self.revoke_button = QPushButton("Revoke", objectName="revokeButton")
-        self.revoke_button.setAccessibleName(f"Revoke the permission for {self.name.text()}")
+        self.date = PlainLabel(QCoreApplication.translate("PermissionsPage", "Given {when}")
+            .format(when=datetime.fromtimestamp(grant.created_at).strftime('%Y-%m-%d %H:%M')),
+                               objectName="hint")
+        self.revoke_button = QPushButton(QCoreApplication.translate("PermissionsPage", "Revoke"), objectName="revokeButton")
+        self.revoke_button.setAccessibleName(QCoreApplication.translate("PermissionsPage", "Revoke the permission for {tool}").format(tool=self.name.text()))
         lines = QVBoxLayout()
         lines.setSpacing(4)
         for widgets in ((self.name, self.source), (self.scope, self.date)):
@@ -81,12 +86,12 @@ class PermissionsPage(QWidget):
                                   wordWrap=True)
         set_kind(self.problem, "error")
         self.problem.setVisible(bool(self.problem.text()))
-        self.empty = PlainLabel(EMPTY, objectName="hint", wordWrap=True)
-        self.revoke_all_button = QPushButton("Revoke all", objectName="revokeAllButton")
+        self.empty = PlainLabel(self.tr(EMPTY), objectName="hint", wordWrap=True)
+        self.revoke_all_button = QPushButton(self.tr("Revoke all"), objectName="revokeAllButton")
         self.list = QVBoxLayout()
         self.list.setSpacing(8)
         top = QHBoxLayout()
-        top.addWidget(hint(RULE), 1)
+        top.addWidget(hint(self.tr(RULE)), 1)
         top.addWidget(self.revoke_all_button, 0, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -121,12 +126,12 @@ class PermissionsPage(QWidget):
 
     def ask_revoke_all(self) -> QMessageBox:
         count = len(self.rows)
-        box = QMessageBox(QMessageBox.Icon.Question, "Revoke all permissions",
-                          f"Revoke all {count} standing permission{'s' if count != 1 else ''}? "
-                          "Every tool that changes things will ask again.",
+        question = self.tr("Revoke the standing permission?") if count == 1 else self.tr("Revoke all %n standing permissions?", "", count)
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Revoke all permissions"),
+                          question + " " + self.tr("Every tool that changes things will ask again."),
                           QMessageBox.StandardButton.Cancel, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.addButton("Revoke all", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(self.tr("Revoke all"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         destructive = QMessageBox.ButtonRole.DestructiveRole
         box.buttonClicked.connect(lambda button: box.buttonRole(button) == destructive and self.revoke_all())

@@ -10,7 +10,7 @@ import logging
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.bootstrap import effective_config
@@ -40,7 +40,7 @@ def describe_failure(row: ProviderRow, url: str, exc: BaseException) -> str:
     spec, status = row.spec, getattr(exc, "status_code", None)
     names = {c.__name__ for c in type(exc).__mro__}
     if isinstance(exc, MissingKeyError):
-        text = "No key: paste one above and press Save (or Test it as typed)."
+        text = QCoreApplication.translate("ProvidersPage", "No key: paste one above and press Save (or Test it as typed).")
     elif status is not None and hasattr(exc, "body"):  # the openai and anthropic SDKs' APIStatusError
         if spec.wire == "anthropic":
             from desktop_copilot.core.providers.anthropic_provider import describe_status_error as describe
@@ -49,15 +49,18 @@ def describe_failure(row: ProviderRow, url: str, exc: BaseException) -> str:
             from desktop_copilot.core.providers.chat_completions_provider import describe_status_error
             text = describe_status_error(spec.id, status, exc.body, getattr(exc, "message", str(exc)))
     elif "HTTPStatusError" in names:  # httpx (Ollama)
-        text = f"{spec.label} answered {exc.response.status_code} at {url}."
+        text = QCoreApplication.translate("ProvidersPage", "{provider} answered {status} at {url}.").format(provider=spec.label,
+            status=exc.response.status_code, url=url)
     elif status is not None:  # Gemini's errors are already in words
         text = str(exc)
     elif names & {"APIConnectionError", "TransportError", "TimeoutError", "TimeoutException"}:
         cause = exc.__cause__ or exc.__context__
-        text = f"Could not reach {spec.label} at {url} ({type(cause or exc).__name__})."
+        text = QCoreApplication.translate("ProvidersPage", "Could not reach {provider} at {url} ({error}).").format(provider=spec.label, url=url,
+            error=type(cause or exc).__name__)
     else:
         log.info("listing the %s models failed", spec.id, exc_info=exc)
-        text = f"{spec.label} could not list its models ({type(exc).__name__}: {exc})."
+        text = QCoreApplication.translate("ProvidersPage", "{provider} could not list its models ({error}).").format(provider=spec.label,
+            error=f"{type(exc).__name__}: {exc}")
     return redact(text)
 
 
@@ -84,7 +87,7 @@ class ProvidersPage(QWidget):
         self.default_note = hint()
         self.notice = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.notice.hide()
-        self.add_button = QPushButton("Add endpoint…", objectName="addEndpointButton")
+        self.add_button = QPushButton(self.tr("Add endpoint…"), objectName="addEndpointButton")
         self.rows: dict[str, ProviderRow] = {}
         self.list = QVBoxLayout()
         self.list.setSpacing(8)
@@ -93,22 +96,23 @@ class ProvidersPage(QWidget):
             self._add_row(ProviderRow(spec, settings, spec.id not in settings.disabled_providers))
         self._fill_defaults(settings.default_provider or DEFAULT_PROVIDER)
         if os.environ.get(PROVIDER_ENV, "").strip():
-            self.default_note.setText(f"{PROVIDER_ENV}={os.environ[PROVIDER_ENV].strip()} is set and wins over this choice.")
+            self.default_note.setText(QCoreApplication.translate("ModelsPage", "{setting} is set and wins over this choice.").format(
+                setting=f"{PROVIDER_ENV}={os.environ[PROVIDER_ENV].strip()}"))
         self.default_note.setVisible(bool(self.default_note.text()))
         self.default_box.currentIndexChanged.connect(lambda _i: self._fill_defaults(self.default_id()))
         self.add_button.clicked.connect(self.open_form)
 
     def _layout(self) -> None:
         form = QFormLayout()
-        form.addRow(label("Provider"), beside(self.default_box, "Each conversation keeps the provider it started with."))
+        form.addRow(label(self.tr("Provider")), beside(self.default_box, self.tr("Each conversation keeps the provider it started with.")))
         form.addRow("", self.default_note)
         adding = QHBoxLayout()
         adding.addWidget(self.add_button)
-        adding.addWidget(hint("Any Chat Completions server: LM Studio, llama.cpp, vLLM, a gateway."), 1)
+        adding.addWidget(hint(self.tr("Any Chat Completions server: LM Studio, llama.cpp, vLLM, a gateway.")), 1)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
-        column.addWidget(group("New conversations", form))
+        column.addWidget(group(self.tr("New conversations"), form))
         column.addWidget(self.notice)
         column.addLayout(self.list)
         column.addLayout(adding)
@@ -142,7 +146,7 @@ class ProvidersPage(QWidget):
     def _switched(self, row: ProviderRow, on: bool) -> None:
         if not on and row.spec.id == self.default_id():
             row.switch.setChecked(True)
-            row.say(f"{row.spec.label} is the default provider, so it stays on: choose another default first.", "warning")
+            row.say(self.tr("{provider} is the default provider, so it stays on: choose another default first.").format(provider=row.spec.label), "warning")
             return
         row.say("")
         self._fill_defaults(self.default_id())
@@ -221,7 +225,7 @@ class ProvidersPage(QWidget):
         """Lists the models with the settings as edited and the key as typed (else the stored one)."""
         row = self.rows[provider_id]
         if url_problem(row.url_edit.text(), required=row.spec.custom):
-            row.show_result("Correct the base URL first.", "error")
+            row.show_result(self.tr("Correct the base URL first."), "error")
             return None
         try:
             scratch = self._scratch_runtime(row)
@@ -239,7 +243,7 @@ class ProvidersPage(QWidget):
         finally:
             row.set_testing(False)
             await scratch.aclose()
-        row.show_result(f"✓ Works — {len(ids)} models" + (f" ({ids[0]}{', …' if len(ids) > 1 else ''})" if ids else ""), "ok")
+        row.show_result(self.tr("✓ Works — %n models", "", len(ids)) + (f" ({ids[0]}{', …' if len(ids) > 1 else ''})" if ids else ""), "ok")
         row.result.setToolTip("\n".join(ids[:40]) + ("\n…" if len(ids) > 40 else ""))
         self.sig_models_listed.emit(provider_id, ids)
         return ids
@@ -264,7 +268,7 @@ class ProvidersPage(QWidget):
         for provider_id, row in self.rows.items():
             found = url_problem(row.url_edit.text(), required=row.spec.custom)
             if found and provider_id != "anthropic":
-                return provider_id, f"{row.spec.label} base URL {found}."
+                return provider_id, self.tr("{provider} base URL {problem}.").format(provider=row.spec.label, problem=found)
         return None
 
     def edits(self, current: Settings) -> dict:

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -38,8 +38,9 @@ SECRET_HEADERS = {"authorization", "proxy-authorization", "api-key", "x-api-key"
 SECRET_ENDINGS = ("-key", "_key", "apikey", "-token", "_token", "-secret", "password")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 """An HTTP header name (RFC 9110 token)."""
-WIRES = {"anthropic": "Anthropic Messages API", "chat_completions": "Chat Completions", "gemini": "Gemini API",
-         "ollama": "Ollama, on this machine or your network"}
+WIRES = {"anthropic": QT_TRANSLATE_NOOP("ProviderRow", "Anthropic Messages API"), "chat_completions": QT_TRANSLATE_NOOP("ProviderRow",
+    "Chat Completions"), "gemini": QT_TRANSLATE_NOOP("ProviderRow", "Gemini API"),
+         "ollama": QT_TRANSLATE_NOOP("ProviderRow", "Ollama, on this machine or your network")}
 LABEL_WIDTH = 86
 
 
@@ -51,14 +52,14 @@ def url_problem(text: str, *, required: bool = False) -> str | None:
     """Why `text` is not an http(s) URL with a host (None when it is, or when it is blank and not `required`)."""
     text = text.strip()
     if not text:
-        return "is needed" if required else None
+        return QCoreApplication.translate("ProviderRow", "is needed") if required else None
     if not text.lower().startswith(("http://", "https://")):
-        return "must start with http:// or https://"
+        return QCoreApplication.translate("ProviderRow", "must start with http:// or https://")
     try:
         host = urlsplit(text).hostname
     except ValueError:
         host = None
-    return None if host else "has no host name"
+    return None if host else QCoreApplication.translate("ProviderRow", "has no host name")
 
 
 def make_id(name: str, taken: set[str]) -> str:
@@ -81,12 +82,12 @@ def parse_headers(text: str) -> dict[str, str]:
         name, colon, value = line.partition(":")
         name, value = name.strip(), value.strip()
         if not colon or not _HEADER_NAME.match(name) or not value:
-            raise EndpointError(f"Header line {number} is not “Name: value”.")
+            raise EndpointError(QCoreApplication.translate("EndpointForm", "Header line {number} is not “Name: value”.").format(number=number))
         lowered = name.lower()
         if lowered in SECRET_HEADERS or lowered.endswith(SECRET_ENDINGS) or redact(value) != value:
-            raise EndpointError(
-                f"“{name}” would carry a secret, and headers are saved in settings.json as plain text. Put the key "
-                "in the API key field instead: it is kept in the keyring and sent as “Authorization: Bearer …”."
+            raise EndpointError(QCoreApplication.translate(
+                "EndpointForm", "“{name}” would carry a secret, and headers are saved in settings.json as plain text. Put the key "
+                "in the API key field instead: it is kept in the keyring and sent as “Authorization: Bearer …”.").format(name=name)
             )
         headers[name] = value
     return headers
@@ -101,26 +102,26 @@ class ProviderRow(QFrame):
         self.spec = spec
         self.switch = ToggleSwitch()
         self.switch.setChecked(switched_on)
-        self.switch.setAccessibleName(f"Offer {spec.label}")
+        self.switch.setAccessibleName(self.tr("Offer {provider}").format(provider=spec.label))
         self.name = PlainLabel(spec.label, objectName="providerName")
-        self.default_tag = PlainLabel("Default", objectName="defaultTag")
+        self.default_tag = PlainLabel(self.tr("Default"), objectName="defaultTag")
         self.key_state = PlainLabel(objectName="keyState")
         self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.message.setContentsMargins(0, 4, 0, 0)
         self.message.hide()
         self.arrow = QToolButton(objectName="detailsButton", checkable=True, autoRaise=True)
         self.arrow.setArrowType(Qt.ArrowType.RightArrow)
-        self.arrow.setAccessibleName(f"{spec.label} details")
+        self.arrow.setAccessibleName(self.tr("{provider} details").format(provider=spec.label))
         self.key_field = KeyField(_key_spec(spec), embedded=True) if spec.needs_key else None
         self.url_edit = QLineEdit(placeholderText=spec.base_url if not spec.custom else "http://host:port/v1")
         self.url_edit.setText(_configured_url(spec, settings))
-        self.url_edit.setAccessibleName(f"{spec.label} base URL")
+        self.url_edit.setAccessibleName(self.tr("{provider} base URL").format(provider=spec.label))
         self.url_note = hint()
-        self.test_button = QPushButton("Test")
-        self.test_button.setToolTip("Asks for the model list with the key and base URL above (nothing is saved but the list)")
+        self.test_button = QPushButton(self.tr("Test"))
+        self.test_button.setToolTip(self.tr("Asks for the model list with the key and base URL above (nothing is saved but the list)"))
         self.result = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.remove_button = QPushButton("Remove endpoint", objectName="removeEndpoint")
+        self.remove_button = QPushButton(self.tr("Remove endpoint"), objectName="removeEndpoint")
         self.remove_button.setHidden(not spec.custom)  # hidden before it has a parent: never a window of its own
         self.header = QWidget(objectName="providerHeader")
         self.body = QWidget(objectName="providerBody")
@@ -133,7 +134,7 @@ class ProviderRow(QFrame):
         if self.key_field is None:
             self.show_key_state()
         else:
-            self.key_state.setText("Checking…")  # until the page has read where the key comes from
+            self.key_state.setText(self.tr("Checking…"))  # until the page has read where the key comes from
         self._check_url()
         self._show_cached(settings.models_cache if spec.id == "anthropic" else settings.provider_models.get(spec.id))
 
@@ -152,19 +153,19 @@ class ProviderRow(QFrame):
         form.setHorizontalSpacing(12)
         form.setVerticalSpacing(6)
         about = QHBoxLayout()
-        about.addWidget(hint(f"{WIRES[self.spec.wire]} · id {self.spec.id}"), 1)
+        about.addWidget(hint(self.tr("{wire} · id {id}").format(wire=self.tr(WIRES[self.spec.wire]), id=self.spec.id)), 1)
         about.addWidget(self.remove_button)
         form.addRow("", about)
-        form.addRow(form_label("API key"), self.key_field or hint("No key needed"))
-        form.addRow(form_label("Base URL"), self.url_edit)
+        form.addRow(form_label(self.tr("API key")), self.key_field or hint(self.tr("No key needed")))
+        form.addRow(form_label(self.tr("Base URL")), self.url_edit)
         form.addRow("", self.url_note)
         if self.spec.headers:
-            form.addRow(form_label("Headers"), hint("; ".join(f"{n}: {v}" for n, v in self.spec.headers)))
+            form.addRow(form_label(self.tr("Headers")), hint("; ".join(f"{n}: {v}" for n, v in self.spec.headers)))
         test = QHBoxLayout()
         test.setSpacing(12)
         test.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
         test.addWidget(self.result, 1)
-        form.addRow(form_label("Models"), test)
+        form.addRow(form_label(self.tr("Models")), test)
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 10, 12, 10)
         column.setSpacing(0)
@@ -185,8 +186,8 @@ class ProviderRow(QFrame):
 
     def set_default(self, is_default: bool) -> None:
         self.default_tag.setVisible(is_default)
-        self.switch.setToolTip("The default provider is always offered; choose another default to switch it off"
-                               if is_default else f"Offer {self.spec.label} in the model picker")
+        self.switch.setToolTip(self.tr("The default provider is always offered; choose another default to switch it off")
+                               if is_default else self.tr("Offer {provider} in the model picker").format(provider=self.spec.label))
 
     def say(self, text: str, kind: str = "info") -> None:
         """A line under the header, seen also while the details are closed."""
@@ -197,16 +198,16 @@ class ProviderRow(QFrame):
     def show_key_state(self) -> None:
         found = self.key_field.found if self.key_field is not None else []
         if self.key_field is None:
-            text, kind = "No key needed", "none"
+            text, kind = self.tr("No key needed"), "none"
         elif not found:
-            text, kind = "No key — add one", "missing"
+            text, kind = self.tr("No key — add one"), "missing"
         elif found[0].source == "keyring":
-            backend = re.sub(r" \(.*\)$", "", self.key_field.backend) or "the keyring"
-            text, kind = f"Key stored in {backend} · {found[0].secret.hint}", "keyring"
+            backend = re.sub(r" \(.*\)$", "", self.key_field.backend) or QCoreApplication.translate("KeyField", "the keyring")
+            text, kind = self.tr("Key stored in {place} · {hint}").format(place=backend, hint=found[0].secret.hint), "keyring"
         elif found[0].source == "session":
-            text, kind = f"Key for this session only · {found[0].secret.hint}", "session"
+            text, kind = self.tr("Key for this session only · {hint}").format(hint=found[0].secret.hint), "session"
         else:
-            text, kind = f"Key from {self.key_field.spec.env_var} · {found[0].secret.hint}", "environment"
+            text, kind = self.tr("Key from {variable} · {hint}").format(variable=self.key_field.spec.env_var, hint=found[0].secret.hint), "environment"
         self.key_state.setText(text)
         self.key_state.setToolTip(self.key_field.state.text() if found else "")
         set_kind(self.key_state, kind)
@@ -214,7 +215,7 @@ class ProviderRow(QFrame):
     def set_testing(self, busy: bool) -> None:
         self.test_button.setEnabled(not busy)
         if busy:
-            self.show_result(f"Asking {self.spec.label} for its models…", "busy")
+            self.show_result(self.tr("Asking {provider} for its models…").format(provider=self.spec.label), "busy")
 
     def show_result(self, text: str, kind: str) -> None:
         self.result.setText(text)
@@ -232,9 +233,10 @@ class ProviderRow(QFrame):
         problem = url_problem(self.url_edit.text(), required=self.spec.custom)
         env = os.environ.get(self.spec.base_url_env, "").strip() if self.spec.base_url_env else ""
         if problem:
-            text = f"The base URL {problem}."
+            text = self.tr("The base URL {problem}.").format(problem=problem)
         else:
-            text = f"{self.spec.base_url_env}={env} is set and wins over this field." if env else ""
+            text = QCoreApplication.translate("ModelsPage", "{setting} is set and wins over this field.").format(
+                setting=f"{self.spec.base_url_env}={env}") if env else ""
         self.url_note.setText(text)
         set_kind(self.url_note, "error" if problem else "info")
         self.url_note.setVisible(bool(text))
@@ -242,12 +244,12 @@ class ProviderRow(QFrame):
     def _show_cached(self, cache: ModelsCache | None) -> None:
         if cache is not None and cache.model_ids:
             when = cache.fetched_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            self.show_result(f"{len(cache.model_ids)} models listed {when}.", "info")
+            self.show_result(self.tr("%n models listed {when}.", "", len(cache.model_ids)).format(when=when), "info")
 
 
 def _key_spec(spec: ProviderSpec) -> KeySpec:
     known = KNOWN_KEYS.get(spec.key_name or "")
-    return known if known is not None else KeySpec(spec.id, "", f"{spec.label} key", "")
+    return known if known is not None else KeySpec(spec.id, "", QCoreApplication.translate("ProviderRow", "{provider} key").format(provider=spec.label), "")
 
 
 def _configured_url(spec: ProviderSpec, settings: Settings) -> str:
@@ -264,20 +266,20 @@ class EndpointForm(QDialog):
     def __init__(self, taken: set[str], parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="endpointForm")
         self.taken = taken
-        self.setWindowTitle("Add endpoint")
+        self.setWindowTitle(self.tr("Add endpoint"))
         self.setMinimumWidth(520)
-        self.name_edit = QLineEdit(placeholderText="LM Studio")
+        self.name_edit = QLineEdit(placeholderText="LM Studio")  # i18n: not translated
         self.id_hint = PlainLabel(objectName="hint")
         self.url_edit = QLineEdit(placeholderText="http://localhost:1234/v1")
-        self.model_edit = QLineEdit(placeholderText="As the server names it (Test lists them)")
-        self.key_edit = QLineEdit(placeholderText="Optional: kept in the keyring", echoMode=QLineEdit.EchoMode.Password)
+        self.model_edit = QLineEdit(placeholderText=self.tr("As the server names it (Test lists them)"))
+        self.key_edit = QLineEdit(placeholderText=self.tr("Optional: kept in the keyring"), echoMode=QLineEdit.EchoMode.Password)
         self.headers_edit = QPlainTextEdit(objectName="headersEdit")
-        self.headers_edit.setPlaceholderText("X-Title: Desktop Copilot\nHTTP-Referer: https://example.org")
+        self.headers_edit.setPlaceholderText("X-Title: Desktop Copilot\nHTTP-Referer: https://example.org")  # i18n: not translated
         self.headers_edit.setFixedHeight(72)
         self.problem = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.problem.hide()
-        self.add_button = QPushButton("Add", objectName="primaryButton", default=True)
-        self.cancel_button = QPushButton("Cancel", autoDefault=False)
+        self.add_button = QPushButton(self.tr("Add"), objectName="primaryButton", default=True)
+        self.cancel_button = QPushButton(self.tr("Cancel"), autoDefault=False)
         self._layout()
         self.name_edit.textChanged.connect(self._show_id)
         self.add_button.clicked.connect(self.accept)
@@ -288,17 +290,17 @@ class EndpointForm(QDialog):
     def _layout(self) -> None:
         form = form_layout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        form.addRow(form_label("Name", 110), self.name_edit)
+        form.addRow(form_label(self.tr("Name"), 110), self.name_edit)
         form.addRow("", self.id_hint)
-        form.addRow(form_label("Base URL", 110), self.url_edit)
-        form.addRow(form_label("Default model", 110), self.model_edit)
-        form.addRow(form_label("API key", 110), self.key_edit)
-        form.addRow(form_label("Extra headers", 110), self.headers_edit)
-        form.addRow("", PlainLabel("One “Name: value” a line. No secrets here: use the key field.", objectName="hint"))
+        form.addRow(form_label(self.tr("Base URL"), 110), self.url_edit)
+        form.addRow(form_label(self.tr("Default model"), 110), self.model_edit)
+        form.addRow(form_label(self.tr("API key"), 110), self.key_edit)
+        form.addRow(form_label(self.tr("Extra headers"), 110), self.headers_edit)
+        form.addRow("", PlainLabel(self.tr("One “Name: value” a line. No secrets here: use the key field."), objectName="hint"))
         lay_out_dialog(self, [form, self.problem], self.cancel_button, self.add_button)
 
     def _show_id(self, name: str) -> None:
-        self.id_hint.setText(f"Id: {make_id(name, self.taken)} (the key is stored under it)")
+        self.id_hint.setText(self.tr("Id: {id} (the key is stored under it)").format(id=make_id(name, self.taken)))
 
     def endpoint(self) -> CustomProvider | None:
         return self._endpoint
@@ -320,9 +322,9 @@ class EndpointForm(QDialog):
     def _read(self) -> CustomProvider:
         name = self.name_edit.text().strip()
         if not name:
-            raise EndpointError("Give the endpoint a name.")
+            raise EndpointError(self.tr("Give the endpoint a name."))
         if problem := url_problem(self.url_edit.text(), required=True):
-            raise EndpointError(f"The base URL {problem}.")
+            raise EndpointError(QCoreApplication.translate("ProviderRow", "The base URL {problem}.").format(problem=problem))
         return CustomProvider(id=make_id(name, self.taken), label=name, base_url=self.url_edit.text().strip(),
                               default_model=self.model_edit.text().strip(), needs_key=bool(self.key()),
                               headers=parse_headers(self.headers_edit.toPlainText()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QAbstractButton, QWidget
 
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
@@ -25,9 +25,9 @@ class ToggleSwitch(QAbstractButton):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         track = QRectF(1, 2, 36, 20)
         on = self.isChecked()
-        color = self.theme.color("accent") if on else QColor("#d6d1c4")
+        color = self.theme.color("accent") if on else self.theme.color("button_border")
         if not self.isEnabled():
-            color = QColor("#e7e2d8")
+            color = self.theme.color("border")
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(color)
         painter.drawRoundedRect(track, 10, 10)
@@ -36,7 +36,7 @@ class ToggleSwitch(QAbstractButton):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(track.adjusted(-1, -1, 1, 1), 11, 11)
             painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor("white"))
+        painter.setBrush(self.theme.color("card"))
         knob = 16
         x = track.right() - knob - 2 if on else track.left() + 2
         painter.drawEllipse(QRectF(x, track.top() + 2, knob, knob))

@@ -6,29 +6,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QFrame, QGridLayout, QHBoxLayout, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.core.settings import Settings
 from desktop_copilot.core.tools.base import Risk, Tool
+from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.models_page import beside, group, hint, label
 from desktop_copilot.qt.settings.styles import set_kind
 from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
 
-NO_WORKSPACE = "None — the file tools are off"
+NO_WORKSPACE = QT_TRANSLATE_NOOP("ToolsPage", "None — the file tools are off")
 MAX_RESULT_LIMIT = 10_000_000
 MIN_RESULT_LIMIT = 1_000
 
 
 def needs_text(names: list[str]) -> str:
-    labels = [KNOWN_KEYS[n].label.replace(" API key", "") if n in KNOWN_KEYS else n for n in names]
-    return f"Needs a {' and a '.join(labels)} key"
+    labels = [KNOWN_KEYS[n].label.replace(" API key", "") if n in KNOWN_KEYS else n for n in names]  # product names
+    return QCoreApplication.translate("ToolsPage", "Needs a {names} key").format(names=QCoreApplication.translate("ToolsPage", " and a ").join(labels))
 
 
 def risk_text(risk: Risk) -> str:
-    return "Read-only" if risk is Risk.READ_ONLY else "Asks first"
+    return QCoreApplication.translate("ToolsPage", "Read-only") if risk is Risk.READ_ONLY else QCoreApplication.translate("ToolsPage", "Asks first")
 
 
 class ToolRow(QFrame):
@@ -40,20 +41,21 @@ class ToolRow(QFrame):
         self.missing: list[str] = list(tool.required_keys)
         self.has_workspace = True
         self.name = PlainLabel(tool.shown_name, objectName="toolName")
-        self.name.setToolTip(f"Called {tool.name} by the model")
+        self.name.setToolTip(self.tr("Called {name} by the model").format(name=tool.name))
         self.risk = PlainLabel(risk_text(tool.risk), objectName="toolState")
-        self.risk.setToolTip(f"{tool.risk.label}: runs without asking" if tool.risk is Risk.READ_ONLY
-                             else f"{tool.risk.label}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)")
+        self.risk.setToolTip(self.tr("{risk}: runs without asking").format(risk=core_text(tool.risk.label)) if tool.risk is Risk.READ_ONLY
+                             else self.tr("{risk}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)").format(
+                                 risk=core_text(tool.risk.label)))
         set_kind(self.risk, "on" if tool.risk is Risk.READ_ONLY else "needs_key")
-        self.source = PlainLabel(f"from {tool.source.name}" if tool.source.kind == "mcp" else "", objectName="hint")
+        self.source = PlainLabel(self.tr("from {server}").format(server=tool.source.name) if tool.source.kind == "mcp" else "", objectName="hint")
         self.source.setVisible(bool(self.source.text()))
         self.description = PlainLabel(tool.description, objectName="toolDescription", wordWrap=True)
         self.state = PlainLabel(objectName="toolState")
         self.note = PlainLabel(objectName="toolNote", wordWrap=True)
         self.switch = ToggleSwitch()
         self.switch.setChecked(switched_on)
-        self.switch.setAccessibleName(f"Use {tool.name}")
-        self.add_key_button = QPushButton("Add key…", objectName="addKeyButton")
+        self.switch.setAccessibleName(self.tr("Use {name}").format(name=tool.name))
+        self.add_key_button = QPushButton(self.tr("Add key…"), objectName="addKeyButton")
         heading = QHBoxLayout()
         heading.setSpacing(10)
         for widget in (self.name, self.source, self.risk, self.state):
@@ -85,19 +87,19 @@ class ToolRow(QFrame):
         if self.missing:
             text, kind = needs_text(self.missing), "needs_key"
         elif self.tool.needs_workspace and not self.has_workspace:
-            text, kind = "Needs a workspace folder", "needs_key"
+            text, kind = self.tr("Needs a workspace folder"), "needs_key"
         elif self.switch.isChecked():
-            text, kind = "Offered to Claude", "on"
+            text, kind = self.tr("Offered to Claude"), "on"
         else:
-            text, kind = "Switched off", "off"
+            text, kind = self.tr("Switched off"), "off"
         self.state.setText(text)
         set_kind(self.state, kind)
         if self.missing:
             label = KNOWN_KEYS[self.missing[0]].label if self.missing[0] in KNOWN_KEYS else self.missing[0]
-            self.note.setText(f"Not offered to Claude until you add a {label}.")
-            self.add_key_button.setText(f"Add {label.removesuffix(' API key')} key…")
+            self.note.setText(self.tr("Not offered to Claude until you add a {key}.").format(key=core_text(label)))
+            self.add_key_button.setText(self.tr("Add {name} key…").format(name=label.removesuffix(' API key')))
         elif self.tool.needs_workspace and not self.has_workspace:
-            self.note.setText("Not offered to Claude until you choose a workspace folder below.")
+            self.note.setText(self.tr("Not offered to Claude until you choose a workspace folder below."))
         self.note.setVisible(bool(self.missing) or (self.tool.needs_workspace and not self.has_workspace))
         self.add_key_button.setVisible(bool(self.missing))
 
@@ -115,13 +117,13 @@ class WorkspaceGroup(QFrame):
         self.folder_label = PlainLabel(objectName="workspaceFolder", wordWrap=True)
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.folder_note = hint()
-        self.choose_button = QPushButton("Choose…", objectName="chooseWorkspace")
-        self.clear_button = QPushButton("Clear", objectName="clearWorkspace")
+        self.choose_button = QPushButton(self.tr("Choose…"), objectName="chooseWorkspace")
+        self.clear_button = QPushButton(self.tr("Clear"), objectName="clearWorkspace")
         self.result_limit = QSpinBox(minimum=MIN_RESULT_LIMIT, maximum=max(MAX_RESULT_LIMIT, settings.tool_result_limit),
-                                     singleStep=10_000, suffix=" characters", objectName="toolResultLimit")
+                                     singleStep=10_000, suffix=self.tr(" characters"), objectName="toolResultLimit")
         self.result_limit.setGroupSeparatorShown(True)
         self.result_limit.setFixedWidth(190)
-        self.result_limit.setAccessibleName("Tool result limit")
+        self.result_limit.setAccessibleName(self.tr("Tool result limit"))
         self.result_limit.lineEdit().setTextMargins(6, 0, 0, 0)
         self.result_limit.setValue(settings.tool_result_limit)
         buttons = QHBoxLayout()
@@ -130,16 +132,16 @@ class WorkspaceGroup(QFrame):
         buttons.addWidget(self.choose_button)
         buttons.addWidget(self.clear_button)
         folder_form = QFormLayout()
-        folder_form.addRow(label("Folder"), buttons)
+        folder_form.addRow(label(self.tr("Folder")), buttons)
         folder_form.addRow("", self.folder_note)
         limit_form = QFormLayout()
-        limit_form.addRow(label("Tool result limit"), beside(
-            self.result_limit, "Characters of a result sent to the model; the card keeps the whole."))
+        limit_form.addRow(label(self.tr("Tool result limit")), beside(
+            self.result_limit, self.tr("Characters of a result sent to the model; the card keeps the whole.")))
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
-        column.addWidget(group("Workspace folder", folder_form))
-        column.addWidget(group("Tool results", limit_form))
+        column.addWidget(group(self.tr("Workspace folder"), folder_form))
+        column.addWidget(group(self.tr("Tool results"), limit_form))
         self.choose_button.clicked.connect(self.choose)
         self.clear_button.clicked.connect(lambda: self.set_folder(""))
         self._show()
@@ -147,7 +149,7 @@ class WorkspaceGroup(QFrame):
     def choose(self) -> QFileDialog:
         """Opens a folder dialog (window-modal, no nested event loop); the folder picked is set on accept."""
         start = self.folder if self.folder and Path(self.folder).is_dir() else str(Path.home())
-        dialog = QFileDialog(self, "Choose the workspace folder", start)
+        dialog = QFileDialog(self, self.tr("Choose the workspace folder"), start)
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.fileSelected.connect(self.set_folder)
@@ -161,14 +163,14 @@ class WorkspaceGroup(QFrame):
         self.sig_folder_changed.emit(self.folder)
 
     def _show(self) -> None:
-        self.folder_label.setText(self.folder or NO_WORKSPACE)
+        self.folder_label.setText(self.folder or QCoreApplication.translate("ToolsPage", NO_WORKSPACE))
         self.clear_button.setEnabled(bool(self.folder))
         if self.folder and not Path(self.folder).is_dir():
-            note, kind = "This folder does not exist (any more): the file tools stay off until you choose another.", "error"
+            note, kind = self.tr("This folder does not exist (any more): the file tools stay off until you choose another."), "error"
         elif self.folder:
-            note, kind = "The file tools may list, read and search in it without asking; writing asks first. Nothing outside it.", "info"
+            note, kind = self.tr("The file tools may list, read and search in it without asking; writing asks first. Nothing outside it."), "info"
         else:
-            note, kind = "Choose a folder to let Claude read and (with your approval) edit the files in it.", "info"
+            note, kind = self.tr("Choose a folder to let Claude read and (with your approval) edit the files in it."), "info"
         self.folder_note.setText(note)
         set_kind(self.folder_note, kind)
 
@@ -189,7 +191,7 @@ class ToolsPage(QWidget):
             row.sig_add_key.connect(self.sig_add_key)
             column.addWidget(row)
         if not self.rows:
-            column.addWidget(PlainLabel("No tools are registered.", objectName="hint"))
+            column.addWidget(PlainLabel(self.tr("No tools are registered."), objectName="hint"))
         column.addStretch(1)
         self.workspace.sig_folder_changed.connect(self._folder_changed)
         self._folder_changed(self.workspace.folder)

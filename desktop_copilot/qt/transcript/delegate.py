@@ -39,6 +39,11 @@ class TranscriptDelegate(QStyledItemDelegate):
 
     # --- geometry --------------------------------------------------------------------
 
+    def apply_theme(self, theme) -> None:
+        """Paint with `theme` from now on (the theme switch calls this): laid-out rows baked the old colours in."""
+        self.env.apply_theme(theme)
+        self._layouts.clear()
+
     def set_width(self, width: int) -> bool:
         """The viewport width rows are laid out for; True when it changed (the view then re-lays out)."""
         width = max(200, width)
@@ -113,10 +118,14 @@ class TranscriptDelegate(QStyledItemDelegate):
         row = self.layout(index)
         return row, self.env.column(QRect(0, 0, self.width, row.height)), pos - rect.topLeft()
 
+    def toggle_part_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> Part | None:
+        """The part whose expand/collapse area is under `pos` (view coordinates) in the row at `rect`."""
+        hit = self._hit(index, rect, pos)
+        return hit[0].toggle_at(hit[2], hit[1], self.env) if hit else None
+
     def toggle_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> bool:
         """Expand or collapse the part under `pos` (view coordinates) of the row at `rect`."""
-        hit = self._hit(index, rect, pos)
-        part = hit and hit[0].toggle_at(hit[2], hit[1], self.env)
+        part = self.toggle_part_at(index, rect, pos)
         if not part:
             return False
         model = self.model or index.model()
@@ -133,6 +142,19 @@ class TranscriptDelegate(QStyledItemDelegate):
             area = row.part_rect(part, column)
             if part.kind == "text" and area.contains(at):
                 return link_at(part.documents, at.x() - area.left(), at.y() - area.top())
+        return None
+
+    def text_part(self, index: QModelIndex, rect: QRect) -> tuple[Part, QPoint] | None:
+        """The row's part whose text can be selected, and where (view coordinates) its documents are drawn when
+        the row is at `rect`; None for rows without selectable text."""
+        if not index.isValid():
+            return None
+        row = self.layout(index)
+        column = self.env.column(QRect(rect.left(), rect.top(), self.width, row.height))
+        for part in row.parts:
+            origin = PAINTERS[part.kind].text_origin(part, row.part_rect(part, column), self.env)
+            if origin is not None:
+                return part, origin
         return None
 
     def hotspot_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> tuple[Part, Hotspot] | None:

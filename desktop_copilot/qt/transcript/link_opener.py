@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QCoreApplication, Qt, QUrl
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_copilot.core.link_safety import ALLOWED_SCHEMES, is_allowed, needs_confirmation, url_host, visible_form
@@ -31,17 +31,18 @@ def tooltip_html(url: str) -> str:
     target = shown_target(url, 2000)
     lines = [html.escape(target[n : n + TOOLTIP_LINE]) for n in range(0, len(target), TOOLTIP_LINE)]
     host = url_host(url) if is_allowed(url) else ""
-    lines.append(f"<b>Opens:</b> {html.escape(host)}" if host else "<i>Not a web or mail link: it will not open.</i>")
+    lines.append(QCoreApplication.translate("LinkOpener", "<b>Opens:</b> {host}").format(host=html.escape(host)) if host
+                 else "<i>" + QCoreApplication.translate("LinkOpener", "Not a web or mail link: it will not open.") + "</i>")
     return f'<qt><p style="white-space: pre;">{"<br>".join(lines)}</p></qt>'
 
 
 def confirm_with_dialog(parent: QWidget | None, url: str, reason: str) -> bool:
-    box = QMessageBox(QMessageBox.Icon.Warning, "Open this link?", "", QMessageBox.StandardButton.NoButton, parent)
+    box = QMessageBox(QMessageBox.Icon.Warning, QCoreApplication.translate("LinkOpener", "Open this link?"), "", QMessageBox.StandardButton.NoButton, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(f"{reason}\n\nIt really opens:\n{shown_target(url)}")
+    box.setText(f"{reason}\n\n" + QCoreApplication.translate("LinkOpener", "It really opens:") + f"\n{shown_target(url)}")
     if len(url) > SHOWN_CHARS:
         box.setDetailedText(visible_form(url))
-    open_button = box.addButton("Open", QMessageBox.ButtonRole.AcceptRole)
+    open_button = box.addButton(QCoreApplication.translate("LinkOpener", "Open"), QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.exec()

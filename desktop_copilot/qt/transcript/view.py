@@ -1,19 +1,23 @@
 """The transcript view: follows a streaming reply, re-lays out on resize, live timers, links (target shown on
-hover, opened through the LinkOpener's checks), copy menu, and the approval buttons on tool cards."""
+hover, opened through the LinkOpener's checks), text selection and copying, copy menu, code blocks' Copy
+buttons, and the approval buttons on tool cards."""
 
 from __future__ import annotations
 
-import json
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QHelpEvent, QMouseEvent, QPainter
-from PySide6.QtWidgets import QMenu, QToolTip, QWidget
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QHelpEvent, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QMenu, QToolTip, QWidget
 
 from desktop_copilot.core.approval.decisions import Decision
+from desktop_copilot.qt.transcript.copy_actions import message_markdown, message_plain_text, put_on_clipboard, tool_arguments
 from desktop_copilot.qt.transcript.link_opener import LinkOpener, tooltip_html
-from desktop_copilot.qt.transcript.parts.approval import arguments_to_run, ask_denial_reason, is_waiting, shown_name, waiting_calls
+from desktop_copilot.qt.transcript.parts.approval import ask_denial_reason, is_waiting, shown_name, waiting_calls
 from desktop_copilot.qt.transcript.parts.base import Hotspot, Part
+from desktop_copilot.qt.transcript.parts.code_blocks import COPIED_MS, COPY_ACTION, code_of
+from desktop_copilot.qt.transcript.selection import PointFinder, TextPoint, TextSelection
 from desktop_copilot.qt.transcript.row_view import RowView
 from desktop_copilot.qt.transcript.delegate import TranscriptDelegate
 from desktop_copilot.qt.transcript.model import TranscriptModel
@@ -21,11 +25,16 @@ from desktop_copilot.qt.transcript.model import TranscriptModel
 RESIZE_DEBOUNCE_MS = 120
 TICK_MS = 250
 """How often live timers ("Thinking… 4 s", tool elapsed time) repaint while a run is busy."""
+SELECT_SCROLL_MS = 30
+"""While a selection is dragged past the top or bottom, the view scrolls this often, by how far past it is."""
+SELECT_SCROLL_MAX = 48
 
 
 class TranscriptView(RowView):
     sig_tool_decision = Signal(str, str, str)
     """The user answered an approval card: (tool call id, core.approval.decisions.Decision value, reason). Once per call."""
+    sig_selection_changed = Signal(bool)
+    """Text was selected (True) or the selection cleared (False): e.g. for Edit ▸ Copy."""
 
     def __init__(self, model: TranscriptModel, delegate: TranscriptDelegate | None = None, parent=None,
                  link_opener: LinkOpener | None = None) -> None:
@@ -53,6 +62,20 @@ class TranscriptView(RowView):
         """Called with the context menu and the row's index before it is shown (e.g. the reply actions and the version switcher)."""
         self.overlay_painters: list[Callable[[QPainter], None]] = []
         """Called after the rows are painted, with a painter on the viewport (e.g. the version switcher)."""
+        self.selection = TextSelection(model)
+        self.delegate.env.selection = self.selection
+        self._points = PointFinder(self)
+        self._press: tuple[QPoint, TextPoint | None] | None = None
+        """Where the left button went down, and the text there (None off text or on a button)."""
+        self._dragging = False
+        self._swallow_release = False
+        self._last_double: tuple[float, QPoint] | None = None
+        self._drag_pos = QPoint()
+        self._scroll_timer = QTimer(self, interval=SELECT_SCROLL_MS)
+        self._scroll_timer.timeout.connect(self._auto_scroll)
+        self._copied_timer = QTimer(self, singleShot=True, interval=COPIED_MS)
+        self._copied_timer.timeout.connect(self._end_copied)
+        model.modelReset.connect(self.clear_selection)
 
     # --- scrolling -------------------------------------------------------------------
 
@@ -86,6 +109,9 @@ class TranscriptView(RowView):
             self._restore(anchor)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt name
+        group = QPalette.ColorGroup.Active if self.hasFocus() else QPalette.ColorGroup.Inactive
+        self.selection.highlight = self.palette().color(group, QPalette.ColorRole.Highlight)
+        self.selection.highlighted_text = self.palette().color(group, QPalette.ColorRole.HighlightedText)
         super().paintEvent(event)
         if self.overlay_painters:
             painter = QPainter(self.viewport())
@@ -98,28 +124,167 @@ class TranscriptView(RowView):
     # --- mouse -----------------------------------------------------------------------
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt name
-        super().mouseMoveEvent(event)
         pos = event.position().toPoint()
+        if self._press is not None and self._press[1] is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            if not self._dragging and (pos - self._press[0]).manhattanLength() >= QApplication.startDragDistance():
+                self._dragging = True
+                self._set_card_state("pressed", ())
+                self.setFocus(Qt.FocusReason.MouseFocusReason)
+            if self._dragging:
+                self._drag_pos = pos
+                self._extend_selection(pos)
+                outside = pos.y() < 0 or pos.y() > self.viewport().height()
+                (self._scroll_timer.start if outside else self._scroll_timer.stop)()
+                return
+        super().mouseMoveEvent(event)
         index = self.indexAt(pos)
         clickable = index.isValid() and self.delegate.is_clickable_at(index, self.visualRect(index), pos)
-        self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor)
+        cursor = Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor if self._points.on_text(pos) else Qt.CursorShape.ArrowCursor
+        self.viewport().setCursor(cursor)
         self._set_card_state("hover", self._hotspot_key(pos))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt name
         if event.button() == Qt.MouseButton.LeftButton:
-            self._set_card_state("pressed", self._hotspot_key(event.position().toPoint()))
+            pos = event.position().toPoint()
+            on_button = self._hotspot_key(pos)
+            self._set_card_state("pressed", on_button)
+            index = self.indexAt(pos)
+            on_toggle = index.isValid() and self.delegate.toggle_part_at(index, self.visualRect(index), pos) is not None
+            point = None if on_button or on_toggle or not index.isValid() else self._points.in_row(index.row(), pos)
+            self._dragging, self._swallow_release = False, False
+            if point is not None and self._is_third_click(pos):
+                self._select_around(point, paragraph=True)
+                self._swallow_release = True
+                return
+            if point is not None and event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self.selection.anchor is not None:
+                self._set_selection(self.selection.anchor, point)
+                self._swallow_release = True
+                return
+            self._press = (pos, point)
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt name
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._scroll_timer.stop()
+            press, self._press = self._press, None
+            if self._dragging or self._swallow_release:  # a selection was made: no click (a link stays closed)
+                self._dragging = self._swallow_release = False
+                self._set_card_state("pressed", ())
+                return
+            if press is not None and not self._hotspot_key(press[0]) and self.selection.clear():
+                self.viewport().update()  # a click elsewhere clears the selection
+                self.sig_selection_changed.emit(False)
         try:
             super().mouseReleaseEvent(event)  # a button's click is handled here (the delegate's editorEvent)
         finally:
             self._set_card_state("pressed", ())
 
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt name
+        pos = event.position().toPoint()
+        index = self.indexAt(pos)
+        point = self._points.in_row(index.row(), pos) if index.isValid() and not self._hotspot_key(pos) else None
+        if event.button() == Qt.MouseButton.LeftButton and point is not None:
+            self._select_around(point, paragraph=False)
+            self._last_double = (time.monotonic(), pos)
+            self._swallow_release = True
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def _is_third_click(self, pos: QPoint) -> bool:
+        last, self._last_double = self._last_double, None
+        return (last is not None and (time.monotonic() - last[0]) * 1000 < QApplication.doubleClickInterval()
+                and (pos - last[1]).manhattanLength() < 2 * QApplication.startDragDistance())
+
     def _hotspot_key(self, pos: QPoint) -> tuple:
         index = self.indexAt(pos)
         hit = self.delegate.hotspot_at(index, self.visualRect(index), pos) if index.isValid() else None
-        return (hit[0].block.id, hit[1].action, hit[1].value) if hit else ()
+        return (hit[0].owner, hit[1].action, hit[1].value) if hit else ()
+
+    # --- text selection ----------------------------------------------------------------
+
+    def has_selection(self) -> bool:
+        return not self.selection.is_empty()
+
+    def selected_text(self) -> str:
+        """The selected text as plain text ("" without a selection)."""
+        return self.selection.selected(self._row_part)[0] if self.has_selection() else ""
+
+    def copy_selection(self) -> bool:
+        """Put the selected text on the clipboard (plain text and HTML); False when nothing is selected."""
+        if not self.has_selection():
+            return False
+        text, html = self.selection.selected(self._row_part)
+        if not text:
+            return False
+        put_on_clipboard(text, html)
+        return True
+
+    def clear_selection(self) -> None:
+        if self.selection.clear():
+            self.viewport().update()
+            self.sig_selection_changed.emit(False)
+
+    def _row_part(self, row: int) -> Part | None:
+        index = self.transcript.index(row, 0)
+        return None if self.transcript.segment_at(row).kind == "pending" else self.delegate.layout(index).parts[0]
+
+    def _set_selection(self, anchor: TextPoint, cursor: TextPoint) -> None:
+        self.selection.set(anchor, cursor)
+        self.setFocus(Qt.FocusReason.MouseFocusReason)
+        self.viewport().update()
+        self.sig_selection_changed.emit(self.has_selection())
+
+    def _select_around(self, point: TextPoint, paragraph: bool) -> None:
+        found = self._points.word(point, paragraph)
+        if found is not None:
+            self._set_selection(*found)
+
+    def _extend_selection(self, pos: QPoint) -> None:
+        anchor = self._press[1] if self._press is not None else None
+        if anchor is None:
+            return
+        here = self.indexAt(pos)
+        anchor_row = self.transcript.row_of(anchor.message_id)
+        forward = not here.isValid() and pos.y() > 0 or (here.isValid() and anchor_row is not None and here.row() >= anchor_row)
+        cursor = self._points.at(pos, forward)
+        if cursor is not None and (cursor != self.selection.cursor or anchor != self.selection.anchor):
+            self._set_selection(anchor, cursor)
+
+    def _auto_scroll(self) -> None:
+        y, height = self._drag_pos.y(), self.viewport().height()
+        past = y if y < 0 else y - height if y > height else 0
+        if not self._dragging or not past:
+            self._scroll_timer.stop()
+            return
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + max(-SELECT_SCROLL_MAX, min(SELECT_SCROLL_MAX, past)))
+        self._extend_selection(self._drag_pos)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and self.has_selection() \
+                and (event.matches(QKeySequence.StandardKey.Copy) or event.key() == Qt.Key.Key_Escape):
+            event.accept()  # ours while text is selected, even if a window action has the same keys
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt name
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()  # never the item view's own copy (the row's whole message)
+            event.accept()
+            return
+        if event.key() == Qt.Key.Key_Escape and self.has_selection():
+            self.clear_selection()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def focusInEvent(self, event) -> None:  # noqa: N802 - Qt name
+        super().focusInEvent(event)
+        self.viewport().update()  # the highlight follows the palette's active or inactive colour
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt name
+        super().focusOutEvent(event)
+        self.viewport().update()
 
     def _set_card_state(self, which: str, key: tuple) -> None:
         """Hover or pressed look of a card button: repaint only when it changes."""
@@ -132,6 +297,12 @@ class TranscriptView(RowView):
 
     def _on_hotspot_clicked(self, part: Part, hotspot: Hotspot) -> None:
         cards, message = self.delegate.env.cards, part.message
+        if hotspot.action == COPY_ACTION:
+            put_on_clipboard(code_of(part, int(hotspot.value)))
+            cards.copied = (part.owner, hotspot.action, hotspot.value)
+            self._copied_timer.start()
+            self.viewport().update()
+            return
         if hotspot.action == "show_all":
             call_id = part.block.id
             (cards.shown_whole.discard if call_id in cards.shown_whole else cards.shown_whole.add)(call_id)
@@ -142,7 +313,8 @@ class TranscriptView(RowView):
                 return
             reason = ""
             if hotspot.value == Decision.DENY.value:
-                title = f"Deny {shown_name(calls[0])}" if len(calls) == 1 else f"Deny {len(calls)} tool calls"
+                title = (self.tr("Deny {tool}").format(tool=shown_name(calls[0])) if len(calls) == 1
+                         else self.tr("Deny %n tool calls", "", len(calls)))
                 answer = self.ask_denial_reason(self, title)
                 if answer is None:
                     return
@@ -153,6 +325,10 @@ class TranscriptView(RowView):
             for call in calls:
                 self.sig_tool_decision.emit(call.id, hotspot.value, reason)
         self._relayout_message(message.id)
+
+    def _end_copied(self) -> None:
+        self.delegate.env.cards.copied = ()
+        self.viewport().update()
 
     def _relayout_message(self, message_id: str) -> None:
         """Measure the message's tool cards again after a click changed how they look."""
@@ -182,19 +358,27 @@ class TranscriptView(RowView):
         if not index.isValid():
             return
         menu = QMenu(self)
-        menu.addAction("Copy message text", lambda: self._copy(index.data(Qt.ItemDataRole.DisplayRole)))
-        segment = index.data(TranscriptModel.SegmentRole)
-        if segment.kind == "tool":
-            block = index.data(TranscriptModel.MessageRole).blocks[segment.block]
-            to_run = arguments_to_run(block)
-            arguments = json.dumps(to_run, ensure_ascii=False, indent=2) if to_run else block.partial_arguments
-            menu.addAction("Copy tool arguments", lambda: self._copy(arguments))
-            if block.result is not None:
-                menu.addAction("Copy tool result", lambda: self._copy(block.result))
-        for extend in self.menu_extenders:
-            extend(menu, index)
+        self.fill_context_menu(menu, index)
         menu.exec(event.globalPos())
 
-    @staticmethod
-    def _copy(text: str | None) -> None:
-        QGuiApplication.clipboard().setText(text or "")
+    def fill_context_menu(self, menu: QMenu, index: QModelIndex) -> None:
+        """The context menu of the row at `index`: Copy (the selection), the message's copy commands, a tool card's,
+        then what the menu extenders add."""
+        if self.has_selection():
+            copy = menu.addAction(self.tr("Copy"), self.copy_selection)
+            copy.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
+            menu.addSeparator()
+        message = index.data(TranscriptModel.MessageRole)
+        if message is not None:
+            markdown = message_markdown(message)
+            menu.addAction(self.tr("Copy message as Markdown"), lambda: put_on_clipboard(markdown, markdown=markdown))
+            menu.addAction(self.tr("Copy as plain text"), lambda: put_on_clipboard(message_plain_text(message, self.delegate.env.theme)))
+            segment = index.data(TranscriptModel.SegmentRole)
+            if segment.kind == "tool" and 0 <= segment.block < len(message.blocks):
+                block = message.blocks[segment.block]
+                menu.addSeparator()
+                menu.addAction(self.tr("Copy tool arguments"), lambda: put_on_clipboard(tool_arguments(block)))
+                if block.result is not None:
+                    menu.addAction(self.tr("Copy tool result"), lambda: put_on_clipboard(block.result or ""))
+        for extend in self.menu_extenders:
+            extend(menu, index)

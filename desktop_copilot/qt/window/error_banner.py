@@ -25,7 +25,7 @@ class ErrorBanner(QFrame):
         self.close_button = QToolButton(self)
         self.close_button.setObjectName("errorClose")
         self.close_button.setText("✕")
-        self.close_button.setToolTip("Dismiss")
+        self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.close_button.clicked.connect(self.dismiss)
         layout = QHBoxLayout(self)

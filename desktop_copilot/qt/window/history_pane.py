@@ -7,7 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.common.theme import Theme
+from desktop_copilot.qt.common.theme_switch import current_theme, themed_style_sheet
 from desktop_copilot.qt.history.controller import HistoryController
 from desktop_copilot.qt.history.file_actions import install_file_menu
 from desktop_copilot.qt.history.sidebar import SIDEBAR_WIDTH
@@ -15,12 +16,18 @@ from desktop_copilot.qt.history.sidebar import SIDEBAR_WIDTH
 SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+K")
 
 
+
+@themed_style_sheet
+def splitter_style(theme: Theme) -> str:
+    """The thin line between the conversation list and the transcript."""
+    return f"QSplitter#mainSplitter::handle {{ background: {theme.border}; }}"
+
 def install_history_pane(window: QMainWindow) -> HistoryController:
     history = HistoryController(window)
     central = window.takeCentralWidget()
     splitter = QSplitter(Qt.Orientation.Horizontal, objectName="mainSplitter")
     splitter.setHandleWidth(1)
-    splitter.setStyleSheet(f"QSplitter#mainSplitter::handle {{ background: {DEFAULT_THEME.border}; }}")
+    splitter.setStyleSheet(splitter_style(current_theme()))
     splitter.addWidget(history.sidebar)
     splitter.addWidget(central)
     splitter.setStretchFactor(1, 1)

@@ -1,31 +1,40 @@
 """The main window: header with the model picker, the transcript, the error banner, the composer, a status
-bar with token usage and the Help menu. All behaviour lives in the controller; this wires signals and lays out."""
+bar with token usage and the menus; its size, splitter and open conversation are kept in the settings at close.
+All behaviour lives in the controller; this wires signals and lays out."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.models import Usage
+from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.core.settings import Settings, SettingsError, SettingsFile
 from desktop_copilot.qt.window.composer import Composer
-from desktop_copilot.qt.bridge.controller import ChatController, conversation_usage
+from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.window.error_banner import ErrorBanner
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.window.styles import window_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.common.theme_switch import current_theme
 from desktop_copilot.qt.transcript.view import TranscriptView
 from desktop_copilot.qt.window.history_pane import install_history_pane
+from desktop_copilot.qt.window.menus import install_menus
 from desktop_copilot.qt.window.model_picker import ModelPicker
 from desktop_copilot.qt.window.model_popup import key_page
 from desktop_copilot.qt.window.recovery import RecoveryBar
 from desktop_copilot.qt.window.reply_actions import ReplyActions
+from desktop_copilot.qt.window.system_prompt import new_chat_menu, open_system_prompt
+from desktop_copilot.qt.window.usage_display import format_usage, session_totals, usage_tooltip
 from desktop_copilot.qt.window.version_switcher import VersionSwitcher
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
+
+log = logging.getLogger(__name__)
 
 
 class ElidedLabel(PlainLabel):
@@ -47,11 +56,11 @@ def show_in_file_manager(folder: Path) -> bool:
     return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 
-def format_usage(usage: Usage) -> str:
-    text = f"Tokens: {usage.input_tokens:,} in · {usage.output_tokens:,} out"
-    if usage.cache_read_tokens or usage.cache_write_tokens:
-        text += f" · cache {usage.cache_read_tokens:,} read / {usage.cache_write_tokens:,} written"
-    return text
+def stored_settings(runtime: Runtime) -> Settings:
+    """The settings the window state is read from: the runtime's, or settings.json for a runtime built without them."""
+    if runtime.settings is not None:
+        return runtime.settings
+    return SettingsFile(runtime.paths.settings_file).load()
 
 
 class MainWindow(QMainWindow):
@@ -67,9 +76,9 @@ class MainWindow(QMainWindow):
         self.controller = controller
         controller.setParent(self)
         controller.dialog_parent = self
-        self.setWindowTitle("Desktop Copilot")
+        self.setWindowTitle("Desktop Copilot")  # i18n: not translated
         self.resize(1100, 820)
-        self.setStyleSheet(window_style_sheet(DEFAULT_THEME))
+        self.setStyleSheet(window_style_sheet(current_theme()))
         self.title_label = ElidedLabel(objectName="conversationTitle")
         self.model_picker = ModelPicker(controller)  # "Provider · model"; opens the list of models
         self.model_label = self.model_picker.model_label
@@ -81,9 +90,11 @@ class MainWindow(QMainWindow):
         self._build_layout()
         self._connect()
         self.history = install_history_pane(self)  # sidebar, search, File menu
+        self.history.sidebar.set_new_chat_menu(lambda: new_chat_menu(self))
         self.history.sig_current_changed.connect(lambda _id: self.refresh_header())
         self.history.sig_current_changed.connect(lambda _id: self.recovery.refresh())
         self.edits = ReplyActions(self)  # edit and resend, regenerate
+        self.edits.shortcut.setWhatsThis(self.tr("Regenerate the last reply"))  # its line in Help ▸ Keyboard shortcuts
         self.versions = VersionSwitcher(controller, self.view, self)  # earlier versions: switcher and menu
         self.versions.blocked = lambda: self.edits.editing is not None
         self.versions.sig_failed.connect(self.banner.show_error)
@@ -91,9 +102,11 @@ class MainWindow(QMainWindow):
         self.recovery.sig_edit_requested.connect(self.edits.start_edit)  # a refused reply's Edit and resend
         column = self.composer.parentWidget().layout()
         column.insertWidget(column.indexOf(self.composer), self.edits.bar)
-        self.open_log_folder_action = self._build_help_menu()
+        self.restore_window_state()
+        self.menus = install_menus(self)  # File's Settings… and Quit, Edit, View, Help
+        self.open_log_folder_action = self.menus.open_log_folder_action
         self.refresh_header()
-        self.usage_label.setText(format_usage(conversation_usage(controller.session.conversation)))
+        self.refresh_usage()
         self.view.scrollToBottom()
         self.composer.focus()
 
@@ -102,6 +115,11 @@ class MainWindow(QMainWindow):
         header_row = QHBoxLayout(header)
         header_row.setContentsMargins(20, 10, 20, 10)
         header_row.addWidget(self.title_label, 1)
+        header_row.addWidget(self.usage_label, 0)
+        prompt_button = QToolButton(objectName="systemPromptButton", text=self.tr("System prompt"))
+        prompt_button.setToolTip(self.tr("See and edit this conversation's system prompt"))
+        prompt_button.clicked.connect(lambda: open_system_prompt(self))
+        header_row.addWidget(prompt_button, 0)
         header_row.addWidget(self.model_picker, 0)
         bottom = QWidget(objectName="bottomArea")
         bottom_row = QHBoxLayout(bottom)
@@ -124,17 +142,17 @@ class MainWindow(QMainWindow):
         column.addWidget(self.view, 1)
         column.addWidget(bottom)
         self.setCentralWidget(central)
-        self.statusBar().addPermanentWidget(self.usage_label)
 
     def _connect(self) -> None:
         controller = self.controller
         self.composer.sig_submitted.connect(self.send)
+        self.composer.limits = controller.attachment_limits  # files are checked against the model as they are added
         self.composer.sig_stop_requested.connect(controller.stop)
         controller.sig_busy_changed.connect(self._on_busy_changed)
         controller.sig_error.connect(self.banner.show_error)
         self.sig_unexpected_error.connect(self.banner.show_error)
         controller.sig_run_finished.connect(self._on_run_finished)
-        controller.sig_usage_changed.connect(lambda usage: self.usage_label.setText(format_usage(usage)))
+        controller.sig_usage_changed.connect(lambda _usage: self.refresh_usage())
         controller.sig_user_message_sent.connect(self._on_message_sent)
         controller.model.sig_message_appended.connect(lambda _id: self.refresh_header())
         controller.model.sig_message_appended.connect(lambda _id: self.recovery.refresh())
@@ -149,19 +167,65 @@ class MainWindow(QMainWindow):
     def _on_approval_needed(self, waiting: int) -> None:
         """Tool calls wait on their cards: say so in the status bar and ask the desktop for attention."""
         if waiting:
-            self.statusBar().showMessage(f"{waiting} tool call{'s' if waiting > 1 else ''} waiting for your approval in the conversation")
+            self.statusBar().showMessage(self.tr("1 tool call waiting for your approval in the conversation") if waiting == 1
+                                         else self.tr("%n tool calls waiting for your approval in the conversation", "", waiting))
             QApplication.alert(self)
         else:
             self.statusBar().clearMessage()
 
-    def _build_help_menu(self) -> QAction:
-        menu = self.menuBar().addMenu("&Help")
-        menu.setObjectName("helpMenu")
-        action = QAction("Open log folder", self, objectName="openLogFolderAction")
-        action.setToolTip("Show the folder with the app's log files, to attach to a bug report")
-        action.triggered.connect(self.open_log_folder)
-        menu.addAction(action)
-        return action
+    # --- window state ----------------------------------------------------------------
+
+    @property
+    def splitter(self) -> QSplitter:
+        """The conversation list beside the rest of the window (history_pane.py)."""
+        return self.findChild(QSplitter, "mainSplitter")
+
+    def set_sidebar_visible(self, visible: bool) -> None:
+        """Shows or hides the conversation list (View ▸ Show conversation list); it comes back as wide as it was."""
+        sidebar = self.history.sidebar
+        if visible == (not sidebar.isHidden()):
+            return
+        if not visible:
+            self._hidden_splitter_sizes = self.splitter.sizes()  # sizes() says 0 for a hidden pane
+            if sidebar.isAncestorOf(self.focusWidget()):
+                self.composer.focus()
+        sidebar.setVisible(visible)
+
+    def splitter_sizes(self) -> list[int]:
+        """The widths of the conversation list and the rest; while the list is hidden, the ones it comes back with."""
+        return self.splitter.sizes() if not self.history.sidebar.isHidden() else list(self._hidden_splitter_sizes)
+
+    def restore_window_state(self) -> None:
+        """Size and place, the list's width and whether it shows, as the window last closed."""
+        settings = stored_settings(self.controller.session.runtime)
+        if settings.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(settings.window_geometry.encode("ascii")))
+        if len(settings.window_splitter_sizes) == 2 and settings.window_splitter_sizes[1] > 0:
+            self.splitter.setSizes(settings.window_splitter_sizes)
+        self._hidden_splitter_sizes = settings.window_splitter_sizes or self.splitter.sizes()
+        self.history.sidebar.setVisible(settings.sidebar_visible)
+
+    def window_state(self) -> dict:
+        """The Settings fields the window keeps: geometry, splitter sizes, whether the list shows, the open conversation."""
+        return {"window_geometry": bytes(self.saveGeometry().toBase64().data()).decode("ascii"),
+                "window_splitter_sizes": self.splitter_sizes(),
+                "sidebar_visible": not self.history.sidebar.isHidden(),
+                "open_conversation_id": self.controller.session.conversation.id}  # a new chat is not stored: the latest opens
+
+    def save_window_state(self) -> bool:
+        """Writes the window state to settings.json (the other settings as they are); False when it could not be saved."""
+        runtime = self.controller.session.runtime
+        settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)
+        current = runtime.settings if runtime.settings is not None else settings_file.load()
+        updated = Settings.model_validate({**current.model_dump(), **self.window_state()})
+        try:
+            settings_file.save(updated)
+        except (SettingsError, OSError) as exc:
+            log.warning("the window's size and open conversation were not saved: %s", exc)
+            return False
+        if runtime.settings is not None:
+            runtime.settings = updated
+        return True
 
     @property
     def log_folder(self) -> Path:
@@ -174,7 +238,7 @@ class MainWindow(QMainWindow):
         except OSError:
             pass
         if not self.open_folder(folder):
-            self.banner.show_error(f"Could not open the log folder. It is at {folder}")
+            self.banner.show_error(self.tr("Could not open the log folder. It is at {folder}").format(folder=folder))
 
     def open_key_settings(self, provider_id: str) -> None:
         """Settings on the page that holds `provider_id`'s key; the header follows what is applied there."""
@@ -189,9 +253,9 @@ class MainWindow(QMainWindow):
     def refresh_header(self) -> None:
         """The conversation's title, and the provider and model its next message goes to."""
         conversation = self.controller.session.conversation
-        self.title_label.setText(conversation.title or "New chat")
+        self.title_label.setText(conversation.title or QCoreApplication.translate("ConversationList", "New chat"))
         self.model_picker.refresh()
-        self.composer.edit.setPlaceholderText(f"Message {self.assistant_name()}…")
+        self.composer.edit.setPlaceholderText(self.tr("Message {name}…").format(name=self.assistant_name()))
 
     def assistant_name(self) -> str:
         """Who answers the next message: "Claude", or the provider's name ("DeepSeek")."""
@@ -205,7 +269,7 @@ class MainWindow(QMainWindow):
         if self.edits.editing is not None:
             return self.edits.resend(text)
         self.banner.dismiss()
-        if not self.controller.send(text):
+        if not self.controller.send(text, self.composer.attachments()):
             return False
         self.view.follow()
         return True
@@ -215,28 +279,36 @@ class MainWindow(QMainWindow):
         self.view.set_live(busy)
         self.refresh_header()
         if busy:
-            self.statusBar().showMessage(f"{self.assistant_name()} is replying…")
+            self.statusBar().showMessage(self.tr("{name} is replying…").format(name=self.assistant_name()))
         else:
             self.statusBar().clearMessage()
             self.composer.focus()
 
     def _on_run_finished(self, outcome: str, detail: str) -> None:
         if outcome in EARLY_END_OUTCOMES:
-            self.banner.show_error(detail or f"The reply ended early ({outcome}).")
+            self.banner.show_error(detail or self.tr("The reply ended early ({outcome}).").format(outcome=outcome))
         elif outcome == "stopped":
-            self.statusBar().showMessage("Stopped. The partial reply was kept.", 5000)
+            self.statusBar().showMessage(self.tr("Stopped. The partial reply was kept."), 5000)
 
     def _on_message_sent(self, text: str) -> None:
         if self.edits.editing is None:
             self.composer.accept_sent(text)
 
+    def refresh_usage(self) -> None:
+        """The conversation's tokens and cost (each reply at its model's price); every kind in the tooltip."""
+        totals = session_totals(self.controller.session)
+        self.usage_label.setText(format_usage(totals))
+        self.usage_label.setToolTip(usage_tooltip(totals))
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt name
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.refresh_header()  # back from the settings dialog: the default provider may have changed
+            self.refresh_usage()  # ... or the prices
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
         self.controller.stop()
+        self.save_window_state()
         super().closeEvent(event)
         self.sig_closed.emit()
 

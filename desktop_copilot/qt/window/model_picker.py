@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
@@ -17,6 +17,7 @@ from desktop_copilot.core.settings import SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.window.model_popup import ModelPopup, ProviderState
 
@@ -28,7 +29,8 @@ def problem_in_words(exc: BaseException) -> str:
         return str(exc)
     status = getattr(exc, "status_code", None)
     detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return f"Could not list the models: {detail}" + (f" (HTTP {status})" if status else "")
+    return QCoreApplication.translate("ModelPicker", "Could not list the models: {problem}").format(problem=detail) + (
+        f" (HTTP {status})" if status else "")
 
 
 def _keys_present(keys: KeyLookup, names: list[str]) -> dict[str, bool]:
@@ -36,9 +38,10 @@ def _keys_present(keys: KeyLookup, names: list[str]) -> dict[str, bool]:
     return {name: keys.has(name) for name in names}
 
 
+@themed_style_sheet
 def picker_style(theme: Theme) -> str:
     return f"""
-        QFrame#modelPicker {{ background: #f0ede4; border: 1px solid {theme.border}; border-radius: 10px; }}
+        QFrame#modelPicker {{ background: {theme.button_hover}; border: 1px solid {theme.border}; border-radius: 10px; }}
         QFrame#modelPicker:hover {{ background: {theme.row_hover}; }}
         QFrame#modelPicker:focus {{ border-color: {theme.accent}; }}
         QFrame#modelPicker > QLabel {{ background: transparent; border: none; font-size: 9pt; color: {theme.muted}; }}
@@ -91,8 +94,8 @@ class ModelPicker(QFrame):
         controller = self.controller
         self.provider_label.setText(controller.provider_label(controller.provider_id))
         self.model_label.setText(controller.model_name)
-        self.setToolTip("Stop the reply to change the model" if controller.busy
-                        else "The model answering in this conversation: click to choose another")
+        self.setToolTip(self.tr("Stop the reply to change the model") if controller.busy
+                        else self.tr("The model answering in this conversation: click to choose another"))
 
     def text(self) -> str:
         return f"{self.provider_label.text()} · {self.model_label.text()}"

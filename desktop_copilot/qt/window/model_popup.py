@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import (
     QFrame,
@@ -23,7 +23,7 @@ from desktop_copilot.qt.common.paint_helpers import fill_rounded
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 
-REFRESH = "Refresh"
+REFRESH = QT_TRANSLATE_NOOP("ModelPopup", "Refresh")
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 CHOOSABLE = ("model", "add_key")
 ROW_HEIGHTS = {"provider": 30, "model": 28}
@@ -35,7 +35,13 @@ def key_page(provider_id: str) -> str:
 
 
 def add_key_words(provider_id: str) -> str:
-    return f"Add a key in Settings ▸ {key_page(provider_id).title()}"
+    page = QCoreApplication.translate("ModelPopup", "Keys") if key_page(provider_id) == "keys" else QCoreApplication.translate("ModelPopup", "Providers")
+    return QCoreApplication.translate("ModelPopup", "Add a key in Settings ▸ {page}").format(page=page)
+
+
+def refresh_words() -> str:
+    """A provider header's Refresh, as shown (and compared to find a click on it)."""
+    return QCoreApplication.translate("ModelPopup", "Refresh")
 
 
 @dataclass(slots=True)
@@ -75,17 +81,19 @@ def picker_rows(states: list[ProviderState], query: str, current: tuple[str, str
         if terms and not models and not all(t in label for t in terms):
             continue
         locked = state.has_key is False
-        hint = "No key" if locked else "Refreshing…" if state.refreshing else REFRESH
+        hint = QCoreApplication.translate("ModelPopup", "No key") if locked else QCoreApplication.translate("ModelPopup",
+            "Refreshing…") if state.refreshing else refresh_words()
         rows.append(Row("provider", spec.id, spec.label, enabled=not locked, hint=hint))
         if locked:
             rows.append(Row("add_key", spec.id, add_key_words(spec.id)))
         if state.problem:
             rows.append(Row("problem", spec.id, state.problem, enabled=False))
         elif not state.models:
-            rows.append(Row("note", spec.id, "No models listed yet: press Refresh.", enabled=False))
+            rows.append(Row("note", spec.id, QCoreApplication.translate("ModelPopup", "No models listed yet: press Refresh."), enabled=False))
         rows += [Row("model", spec.id, m, enabled=not locked, current=(spec.id, m) == current) for m in models]
     if not rows:
-        words = f"Nothing matches “{query.strip()}”." if terms else "Every provider is switched off in Settings ▸ Providers."
+        words = (QCoreApplication.translate("ModelPopup", "Nothing matches “{query}”.").format(query=query.strip()) if terms
+                 else QCoreApplication.translate("ModelPopup", "Every provider is switched off in Settings ▸ Providers."))
         rows.append(Row("note", text=words, enabled=False))
     return rows
 
@@ -132,7 +140,7 @@ class RowDelegate(QStyledItemDelegate):
             left, font = rect.left() + 10, theme.font("small_bold")
             hint = self.hint_rect(rect, row.hint)
             painter.setFont(theme.font("small"))
-            painter.setPen(theme.color("accent" if row.hint == REFRESH else "muted"))
+            painter.setPen(theme.color("accent" if row.hint == refresh_words() else "muted"))
             painter.drawText(hint.adjusted(0, 0, -10, 0), int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), row.hint)
             rect = rect.adjusted(0, 0, -hint.width(), 0)
         elif row.kind == "add_key":
@@ -167,7 +175,7 @@ class ModelPopup(QFrame):
         self.states: list[ProviderState] = []
         self.current = ("", "")
         self.rows: list[Row] = []
-        self.search = QLineEdit(objectName="modelSearch", placeholderText="Search providers and models")
+        self.search = QLineEdit(objectName="modelSearch", placeholderText=self.tr("Search providers and models"))
         self.list = QListWidget(objectName="modelList")
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.list.setMouseTracking(True)
@@ -179,7 +187,7 @@ class ModelPopup(QFrame):
         column.setSpacing(6)
         column.addWidget(self.search)
         column.addWidget(self.list, 1)
-        column.addWidget(PlainLabel("↑ ↓ move · Enter chooses · Esc closes · Ctrl+R refreshes", objectName="pickerHint"))
+        column.addWidget(PlainLabel(self.tr("↑ ↓ move · Enter chooses · Esc closes · Ctrl+R refreshes"), objectName="pickerHint"))
         self.resize(380, 440)
         self.setStyleSheet(popup_style(theme))
         self.search.textChanged.connect(lambda _text: self.rebuild(keep=False))
@@ -271,7 +279,7 @@ class ModelPopup(QFrame):
         if not index.isValid():
             return False
         row = self.rows[index.row()]
-        if row.kind == "provider" and row.hint == REFRESH:
+        if row.kind == "provider" and row.hint == refresh_words():
             if self.delegate.hint_rect(self.list.visualRect(index), row.hint).contains(pos):
                 self.sig_refresh.emit(row.provider_id)
             return True

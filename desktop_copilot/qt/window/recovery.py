@@ -5,7 +5,7 @@ ChatController.start_run as ordinary runs."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.config import model_output_cap
@@ -67,14 +67,18 @@ def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
         model = reply.model or session.conversation.model or session.runtime.config.model
         limit = session.runtime.config.limit_reached(model, reply.usage.output_tokens)
         cap = model_output_cap(model)
-        more = (f"{model} writes at most {cap:,} tokens per reply." if cap is not None and limit >= cap
-                else "A higher limit can be set in Settings ▸ Models.")
-        return (f"This reply was cut off at the output limit of {limit:,} tokens.",
-                f"Continue lets the model carry on where it stopped. {more}")
+        more = (QCoreApplication.translate("RecoveryBar", "{model} writes at most {cap:,} tokens per reply.").format(model=model, cap=cap)
+                if cap is not None and limit >= cap
+                else QCoreApplication.translate("RecoveryBar", "A higher limit can be set in Settings ▸ Models."))
+        return (QCoreApplication.translate("RecoveryBar", "This reply was cut off at the output limit of {limit:,} tokens.").format(limit=limit),
+                QCoreApplication.translate("RecoveryBar", "Continue lets the model carry on where it stopped.") + " " + more)
     if kind == REFUSED:
-        return "This request was declined.", reply.error or "The model stopped without answering (stop reason: refusal)."
-    title = "This reply was interrupted." if kind == MessageStatus.INTERRUPTED.value else "This reply failed."
-    return title, f"{reply.error or ''} The text received so far is kept.".strip()
+        return (QCoreApplication.translate("RecoveryBar", "This request was declined."),
+                reply.error or QCoreApplication.translate("RecoveryBar", "The model stopped without answering (stop reason: refusal)."))
+    title = (QCoreApplication.translate("RecoveryBar", "This reply was interrupted.") if kind == MessageStatus.INTERRUPTED.value
+             else QCoreApplication.translate("RecoveryBar", "This reply failed."))
+    kept = QCoreApplication.translate("RecoveryBar", "The text received so far is kept.")
+    return title, (f"{reply.error} " if reply.error else "") + kept
 
 
 def recovery_style_sheet(theme: Theme) -> str:
@@ -109,12 +113,12 @@ class RecoveryBar(QFrame):
         self.title = PlainLabel(objectName="recoveryTitle")
         self.detail = PlainLabel(objectName="recoveryDetail")
         self.detail.setWordWrap(True)
-        self.retry_button = QPushButton("Retry", objectName="retryButton")
-        self.retry_button.setToolTip("Ask again for this reply; the interrupted text stays stored")
-        self.continue_button = QPushButton("Continue", objectName="continueButton")
-        self.continue_button.setToolTip("Let the model carry on from where the reply stopped")
-        self.edit_button = QPushButton("Edit and resend…", objectName="editResendButton")
-        self.edit_button.setToolTip("Put your message back in the composer to rephrase it")
+        self.retry_button = QPushButton(self.tr("Retry"), objectName="retryButton")
+        self.retry_button.setToolTip(self.tr("Ask again for this reply; the interrupted text stays stored"))
+        self.continue_button = QPushButton(self.tr("Continue"), objectName="continueButton")
+        self.continue_button.setToolTip(self.tr("Let the model carry on from where the reply stopped"))
+        self.edit_button = QPushButton(self.tr("Edit and resend…"), objectName="editResendButton")
+        self.edit_button.setToolTip(self.tr("Put your message back in the composer to rephrase it"))
         buttons = ((self.retry_button, "retry"), (self.continue_button, "continue"), (self.edit_button, "edit"))
         for button, action in buttons:
             button.setCursor(Qt.CursorShape.PointingHandCursor)

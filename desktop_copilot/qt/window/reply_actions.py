@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QObject, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QMenu, QPushButton, QWidget
 
@@ -20,7 +20,7 @@ from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.transcript.model import TranscriptModel
 
 REGENERATE_SHORTCUT = "Ctrl+Shift+R"
-EDIT_BANNER = "Editing a message — Esc to cancel"
+EDIT_BANNER = QT_TRANSLATE_NOOP("EditBar", "Editing a message — Esc to cancel")
 
 
 def edit_bar_style_sheet(theme: Theme) -> str:
@@ -39,8 +39,8 @@ class EditBar(QFrame):
     def __init__(self, parent: QWidget | None = None, theme: Theme = DEFAULT_THEME) -> None:
         super().__init__(parent, objectName="editBar")
         self.setStyleSheet(edit_bar_style_sheet(theme))
-        self.text = PlainLabel(EDIT_BANNER, objectName="editBarText")
-        self.cancel_button = QPushButton("Cancel", objectName="cancelEditButton")
+        self.text = PlainLabel(self.tr(EDIT_BANNER), objectName="editBarText")
+        self.cancel_button = QPushButton(self.tr("Cancel"), objectName="cancelEditButton")
         self.cancel_button.setCursor(Qt.CursorShape.PointingHandCursor)
         row = QHBoxLayout(self)
         row.setContentsMargins(14, 5, 8, 5)
@@ -174,9 +174,9 @@ class ReplyActions(QObject):
         idle = not self.controller.busy
         menu.addSeparator()
         if message.role is Role.USER:
-            action = menu.addAction("Edit and resend…", lambda: self.start_edit(message))
+            action = menu.addAction(self.tr("Edit and resend…"), lambda: self.start_edit(message))
             action.setEnabled(idle)
         elif self.can_regenerate(message):
-            action = menu.addAction("Regenerate reply", self.regenerate)
+            action = menu.addAction(self.tr("Regenerate reply"), self.regenerate)
             action.setShortcut(QKeySequence(REGENERATE_SHORTCUT))
             action.setEnabled(idle and self.editing is None)

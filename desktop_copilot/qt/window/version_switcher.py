@@ -106,16 +106,17 @@ class VersionSwitcher(QObject):
         versions = self.versions.get(message.id) if message is not None else None
         if versions is None:
             return
-        submenu = menu.addMenu(f"Versions ({versions.count})")
+        submenu = menu.addMenu(self.tr("Versions ({count})").format(count=versions.count))
         submenu.setEnabled(not self.controller.busy and not self.blocked())
         for at, tail_id in enumerate(versions.entries):
             if tail_id is None:
-                action = submenu.addAction(f"Version {at + 1} of {versions.count} (shown)")
+                action = submenu.addAction(self.tr("Version {number} of {count} (shown)").format(number=at + 1, count=versions.count))
                 action.setCheckable(True)
                 action.setChecked(True)
                 action.setEnabled(False)
             else:
-                submenu.addAction(f"Switch to version {at + 1} of {versions.count}", lambda t=tail_id: self.switch(t))
+                submenu.addAction(self.tr("Switch to version {number} of {count}").format(number=at + 1, count=versions.count),
+                                  lambda t=tail_id: self.switch(t))
 
     # --- the painted switcher ----------------------------------------------------------
 

@@ -141,7 +141,13 @@ def make_database(path, version):
         db.execute("PRAGMA user_version=3")
         db.commit()
         db.close()
-    assert version <= 3, "add a fixture for the new schema version here"
+    if version >= 4:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V4)
+        db.execute("PRAGMA user_version=4")
+        db.commit()
+        db.close()
+    assert version <= 4, "add a fixture for the new schema version here"
     return message
 
 
@@ -188,3 +194,19 @@ def test_a_healthy_database_opens_without_a_problem(tmp_path):
     store, problem = Store.open_checked(tmp_path / "ok.sqlite3")
     store.close()
     assert problem is None
+
+
+def test_attached_files_are_found_by_name_and_a_text_file_by_its_contents(tmp_path):
+    from desktop_copilot.core.models import Conversation, DocumentBlock, TextFileBlock
+
+    store = Store(tmp_path / "db.sqlite3")
+    conversation = Conversation(title="Quarterly review")
+    message = Message.user("please summarise")
+    message.blocks[:0] = [DocumentBlock(media_type="application/pdf", data="JVBERi0=", name="budget-2026.pdf", size=5),
+                          TextFileBlock(name="notes.txt", text="the llama migration is late")]
+    conversation.messages = [message]
+    store.save_conversation(conversation)
+    store.save_message(conversation.id, 0, message)
+    assert [hit.conversation_id for hit in store.search("budget")] == [conversation.id]
+    assert [hit.conversation_id for hit in store.search("llama migration")] == [conversation.id]
+    store.close()

@@ -113,7 +113,7 @@ def test_the_dialog_lists_the_new_pages_and_the_grants_of_permissions_json(qtbot
     runtime.grants.add(WRITE)
     dialog = open_dialog(qtbot, make_window(runtime))
     titles = [dialog.nav.item(i).text() for i in range(dialog.nav.count())]
-    assert titles[-2:] == ["MCP servers", "Permissions"]
+    assert titles[4:6] == ["MCP servers", "Permissions"]
     dialog.show_page("permissions")
     assert dialog.stack.currentWidget().widget().isAncestorOf(dialog.permissions_page)
     assert shown(dialog.permissions_page) == [("workspace_write", "from Built-in", "Always")]

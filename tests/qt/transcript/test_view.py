@@ -97,7 +97,7 @@ def test_the_end_of_a_200_kb_reply_is_visible_at_the_bottom(qtbot, monkeypatch):
     reply = _stream(qtbot, model, view, text)
     rendered = []
     original = documents.render_markdown
-    monkeypatch.setattr(documents, "render_markdown", lambda md, theme: rendered.append(len(md)) or original(md, theme))
+    monkeypatch.setattr(documents, "render_markdown", lambda md, theme, **kw: rendered.append(len(md)) or original(md, theme, **kw))
     accumulate(reply, ev.Done(reason="end_turn"))
     model.message_changed(reply.id)
     view.scrollToBottom()

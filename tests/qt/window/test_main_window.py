@@ -69,7 +69,11 @@ def test_thinking_tool_call_and_markdown_arrive_in_the_transcript(qtbot, loopbac
     assert window.banner.isHidden()
     tokens_in, tokens_out = (sum(getattr(m.usage, f) for m in (first, second)) for f in ("input_tokens", "output_tokens"))
     assert tokens_in > 0 and tokens_out > 0  # the two replies' usage as the stream reported it, summed
-    assert window.usage_label.text() == f"Tokens: {tokens_in:,} in · {tokens_out:,} out"
+    from desktop_copilot.qt.window.usage_display import format_usage, session_totals
+
+    totals = session_totals(window.controller.session)
+    assert (totals.counts.input, totals.counts.output) == (tokens_in, tokens_out)
+    assert window.usage_label.text() == format_usage(totals) and f"{tokens_in:,} in" in window.usage_label.text()
     assert window.model_label.text() == window.controller.model_name
     assert [r.path for r in loopback.requests] == ["/v1/messages", "/search", "/v1/messages"]
 

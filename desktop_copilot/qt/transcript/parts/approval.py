@@ -7,15 +7,16 @@ import json
 import secrets
 from typing import Any
 
-from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
 from desktop_copilot.core.approval.decisions import Decision
 from desktop_copilot.core.models import Message, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.tools.base import Risk
+from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.paint_helpers import fill_rounded
-from desktop_copilot.qt.common.theme import RISK_BADGES, Badge, Theme
+from desktop_copilot.qt.common.theme import DEFAULT_THEME, Badge, Theme
 from desktop_copilot.qt.transcript.parts.base import CardState, Hotspot, PaintEnv
 from desktop_copilot.qt.transcript.parts.documents import new_document
 
@@ -26,11 +27,12 @@ BUTTON_GAP = 8
 BUTTON_PAD_X = 12
 BUTTON_PAD_Y = 6
 CHOICES = (
-    (Decision.ALLOW_ONCE, "Allow once"),
-    (Decision.ALLOW_CONVERSATION, "Allow in this conversation"),
-    (Decision.ALLOW_ALWAYS, "Always allow"),
-    (Decision.DENY, "Deny…"),
+    (Decision.ALLOW_ONCE, QT_TRANSLATE_NOOP("ApprovalCard", "Allow once")),
+    (Decision.ALLOW_CONVERSATION, QT_TRANSLATE_NOOP("ApprovalCard", "Allow in this conversation")),
+    (Decision.ALLOW_ALWAYS, QT_TRANSLATE_NOOP("ApprovalCard", "Always allow")),
+    (Decision.DENY, QT_TRANSLATE_NOOP("ApprovalCard", "Deny…")),
 )
+"""The decision buttons of a waiting card, in English (translated where laid out)."""
 REASON_MAX = 2000
 """Characters of a denial reason sent to the model at most."""
 
@@ -66,15 +68,15 @@ def arguments_changed(block: ToolCallBlock) -> bool:
     return block.approval is not None and block.approval.arguments is not None and block.approval.arguments != block.arguments
 
 
-def risk_badge(block: ToolCallBlock) -> Badge | None:
-    """The risk pill of a waiting card (an unknown value shows as undeclared effects)."""
+def risk_badge(block: ToolCallBlock, theme: Theme = DEFAULT_THEME) -> Badge | None:
+    """The risk pill of a waiting card in `theme`'s colours (an unknown value shows as undeclared effects)."""
     if not is_waiting(block):
         return None
     try:
         risk = Risk(block.approval.risk)
     except ValueError:
         risk = Risk.UNKNOWN
-    return RISK_BADGES[risk]
+    return theme.risk_badges[risk]
 
 
 def decision_text(block: ToolCallBlock) -> tuple[str, bool]:
@@ -86,7 +88,7 @@ def decision_text(block: ToolCallBlock) -> tuple[str, bool]:
         decision = Decision(approval.decision)
     except ValueError:
         return approval.decision, False
-    text = decision.label
+    text = core_text(decision.label)
     if not decision.allows and approval.reason.strip():
         text += ": " + " ".join(approval.reason.split())
     return text, not decision.allows
@@ -146,10 +148,11 @@ def lay_out_buttons(block: ToolCallBlock, message: Message, env: PaintEnv, left:
     """The decision buttons of a waiting card, flowed into rows from (left, top) within `width` (relative to the
     part), and the height they take; "Allow all N" and "Deny all" on a row of their own when several calls wait."""
     metrics, height = QFontMetrics(env.theme.font("small_bold")), button_height(env.theme)
-    rows = [[("decide", decision.value, label) for decision, label in CHOICES]]
+    rows = [[("decide", decision.value, QCoreApplication.translate("ApprovalCard", label)) for decision, label in CHOICES]]
     count = len(waiting_calls(message, env.cards))
     if count > 1:
-        rows.append([("decide_all", Decision.ALLOW_ONCE.value, f"Allow all {count}"), ("decide_all", Decision.DENY.value, "Deny all…")])
+        rows.append([("decide_all", Decision.ALLOW_ONCE.value, QCoreApplication.translate("ApprovalCard", "Allow all {count}").format(count=count)),
+                     ("decide_all", Decision.DENY.value, QCoreApplication.translate("ApprovalCard", "Deny all…"))])
     hotspots: list[Hotspot] = []
     y = top
     for row in rows:
@@ -179,7 +182,7 @@ def draw_link(painter: QPainter, hotspot: Hotspot, rect: QRect, call_id: str, en
     font = QFont(env.theme.font("small_bold"))
     font.setUnderline(env.cards.hover == (call_id, hotspot.action, hotspot.value))
     painter.setFont(font)
-    painter.setPen(QColor(env.theme.accent))
+    painter.setPen(env.theme.color("accent"))
     painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), hotspot.label)
 
 
@@ -194,5 +197,6 @@ def card_look(block: ToolCallBlock, message: Message, cards: CardState) -> tuple
 
 def ask_denial_reason(parent: QWidget, title: str) -> str | None:
     """A small modal box for the reason the model is told; None when the user cancels."""
-    text, ok = QInputDialog.getText(parent, title, "Reason for the model (optional):", QLineEdit.EchoMode.Normal, "")
+    text, ok = QInputDialog.getText(parent, title, QCoreApplication.translate("ApprovalCard", "Reason for the model (optional):"),
+        QLineEdit.EchoMode.Normal, "")
     return " ".join(text.split())[:REASON_MAX] if ok else None

@@ -6,10 +6,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from PySide6.QtCore import QRect
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QPainter, QTextCharFormat
 
 from desktop_copilot.core.models import Message
 from desktop_copilot.qt.transcript.parts.documents import Document, DocumentCache, Documents, LiveMarkdown, LivePlainText
@@ -27,9 +27,10 @@ class Hotspot:
 
     rect: QRect
     action: str
-    """What a click does: "decide" (this call), "decide_all" (every waiting call of the message), "show_all"."""
+    """What a click does: "decide" (this call), "decide_all" (every waiting call of the message), "show_all",
+    "copy_code" (a code block's Copy button)."""
     value: str = ""
-    """The decision for "decide" and "decide_all"."""
+    """The decision for "decide" and "decide_all"; the code block's number in the part for "copy_code"."""
     label: str = ""
 
 
@@ -44,6 +45,8 @@ class CardState:
     """Calls whose decision was sent and is not back yet: their buttons are gone, so no call is decided twice."""
     shown_whole: set[str] = field(default_factory=set)
     """Cards whose long argument values are shown in full ("Show all")."""
+    copied: tuple = ()
+    """(owner, action, value) of the Copy button that has just copied: it says "Copied" for a moment."""
     images: OrderedDict[tuple[str, int], Any] = field(default_factory=OrderedDict)
     """Decoded result thumbnails (QImage, or None for one that could not be shown), least recently used first."""
 
@@ -70,6 +73,14 @@ class Part:
     @property
     def block(self):
         return self.message.blocks[self.index]
+
+    @property
+    def owner(self) -> str:
+        """Whose buttons the part's hotspots are (for their hover, pressed and copied looks): the tool call's id,
+        else the message, block and piece."""
+        block = self.message.blocks[self.index] if 0 <= self.index < len(self.message.blocks) else None
+        call_id = getattr(block, "id", None)
+        return call_id if isinstance(call_id, str) else f"{self.message.id}:{self.index}:{self.segment.start if self.segment else 0}"
 
     @property
     def live(self) -> bool:
@@ -111,6 +122,16 @@ class LiveDocuments:
         return len(self._live)
 
 
+class SelectionLook(Protocol):
+    """What painters need of the transcript's text selection (qt/transcript/selection.py)."""
+
+    def range_in(self, part: Part) -> tuple[int, int] | None:
+        """The selected [start, end) of the part's document positions, or None."""
+
+    def char_format(self) -> QTextCharFormat:
+        """How selected text looks (the palette's highlight)."""
+
+
 @dataclass
 class PaintEnv:
     theme: Theme = DEFAULT_THEME
@@ -119,6 +140,19 @@ class PaintEnv:
     clock: Callable[[], float] = time.time
     """Wall-clock seconds, as the models' timestamps are (tests pass a fake)."""
     cards: CardState = field(default_factory=CardState)
+    selection: SelectionLook | None = None
+    """The text selection the view keeps, painted by the parts whose text can be selected."""
+
+    def highlight(self, part: Part):
+        """(start, end, format) of the part's selected text for draw_documents, or None."""
+        found = self.selection.range_in(part) if self.selection is not None else None
+        return (found[0], found[1], self.selection.char_format()) if found else None
+
+    def apply_theme(self, theme: Theme) -> None:
+        """Paint with `theme` from now on (qt/common/theme_switch.py): documents rendered in the old colours are dropped."""
+        self.theme = theme
+        self.documents.clear()
+        self.live = LiveDocuments()
 
     def cached(self, key: Hashable, width: int, build: Callable[[], Document], chars: int = 0) -> Document:
         """The document for `key` (content identity, not width), re-wrapped to `width` if needed:
@@ -145,4 +179,8 @@ class PartPainter:
         raise NotImplementedError
 
     def toggle_rect(self, part: Part, rect: QRect, env: PaintEnv) -> QRect | None:
+        return None
+
+    def text_origin(self, part: Part, rect: QRect, env: PaintEnv) -> QPoint | None:
+        """Where the part's `documents` are drawn when the part is at `rect`, if its text can be selected."""
         return None

@@ -9,20 +9,23 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QImage,
     QPainter,
     QPalette,
     QPyTextObject,
+    QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
 )
 
 from desktop_copilot.core.citations import Source
+from desktop_copilot.qt.transcript.parts.math import draw_math_image, math_image_size
 from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, document_css, render_markdown, render_sources
 from desktop_copilot.qt.common.theme import Theme
 
@@ -40,10 +43,10 @@ class _NoImages(QPyTextObject):
     document's loadResource gives nothing: an image format that slipped in takes no space and draws nothing."""
 
     def intrinsicSize(self, document, position, format) -> QSizeF:  # noqa: N802, A002 - Qt names
-        return QSizeF(0, 0)
+        return math_image_size(document, format)  # zero, unless it is one of our own `math:N` formula images
 
     def drawObject(self, painter, rect, document, position, format) -> None:  # noqa: N802, A002 - Qt names
-        return None
+        draw_math_image(painter, rect, document, format)
 
 
 _NO_IMAGES: _NoImages | None = None
@@ -61,6 +64,15 @@ class InertDocument(QTextDocument):
     def loadResource(self, type: int, name) -> None:  # noqa: N802, A002 - Qt names
         return None
 
+    @property
+    def code(self) -> list[tuple[str, str]]:
+        """(language, code) of each code block rendered into it, in order (set by the Markdown builders)."""
+        return getattr(self, "_code", [])
+
+    @code.setter
+    def code(self, blocks: list[tuple[str, str]]) -> None:
+        self._code = blocks
+
 
 def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
     document = InertDocument()
@@ -74,8 +86,19 @@ def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
 
 def markdown_document(text: str, width: int, theme: Theme) -> QTextDocument:
     document = new_document(theme, theme.font("body"), width)
-    document.setHtml(render_markdown(text, theme))
+    set_markdown(document, text, theme)
     return document
+
+
+def set_markdown(document: InertDocument, text: str, theme: Theme) -> None:
+    """Render `text` into `document`, remembering its code blocks' languages and code (`InertDocument.code`)."""
+    code: list[tuple[str, str]] = []
+    formulas: dict[str, QImage] = {}
+    html = render_markdown(text, theme, code=code, math=formulas).rstrip("\n")  # a last newline would end the text with a space
+    for name, image in formulas.items():  # our own formula images, registered before the HTML that names them
+        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+    document.setHtml(html)
+    document.code = code
 
 
 def sources_document(sources: list[Source], width: int, theme: Theme) -> QTextDocument:
@@ -94,8 +117,13 @@ def plain_document(text: str, width: int, theme: Theme, font: QFont) -> QTextDoc
     return document
 
 
+Highlight = tuple[int, int, QTextCharFormat]
+"""A selected range [start, end) in the character positions of a part's stacked documents, and its look."""
+
+
 def _draw_one(painter: QPainter, document: QTextDocument, x: float, y: float, height: float,
-              context: QAbstractTextDocumentLayout.PaintContext, visible: QRectF | None) -> None:
+              context: QAbstractTextDocumentLayout.PaintContext, visible: QRectF | None,
+              highlight: Highlight | None = None, base: int = 0) -> None:
     area = QRectF(x, y, document.textWidth(), height)
     if visible is not None:
         area = area.intersected(visible)
@@ -104,6 +132,16 @@ def _draw_one(painter: QPainter, document: QTextDocument, x: float, y: float, he
     painter.save()
     painter.translate(QPointF(x, y))
     context.clip = area.translated(-x, -y)
+    context.selections = []
+    if highlight is not None:
+        start, end = max(highlight[0] - base, 0), min(highlight[1] - base, document.characterCount() - 1)
+        if start < end:
+            selection = QAbstractTextDocumentLayout.Selection()
+            selection.cursor = QTextCursor(document)
+            selection.cursor.setPosition(start)
+            selection.cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            selection.format = highlight[2]
+            context.selections = [selection]
     document.documentLayout().draw(painter, context)
     painter.restore()
 
@@ -114,11 +152,17 @@ class DocumentStack:
     def __init__(self) -> None:
         self.documents: list[QTextDocument] = []
         self._bottoms: list[float] = []
+        self._bases: list[int] = [0]
+        """Where each document's character positions start in the stack's (see text_ranges)."""
         self._width = -1
 
     def append(self, document: QTextDocument) -> None:
         self.documents.append(document)
         self._bottoms.append(self.height() + document.size().height())
+        self._bases.append(self._bases[-1] + document.characterCount())
+
+    def characterCount(self) -> int:  # noqa: N802 - as QTextDocument
+        return self._bases[-1]
 
     def textWidth(self) -> float:  # noqa: N802 - as QTextDocument, so a cache holds either
         return self._width
@@ -134,13 +178,15 @@ class DocumentStack:
     def height(self) -> float:
         return self._bottoms[-1] if self._bottoms else 0.0
 
-    def draw(self, painter: QPainter, x: float, y: float, context, visible: QRectF | None) -> None:
+    def draw(self, painter: QPainter, x: float, y: float, context, visible: QRectF | None,
+             highlight: Highlight | None = None, base: int = 0) -> None:
         first = 0 if visible is None else bisect_right(self._bottoms, visible.top() - y)
         for number in range(first, len(self.documents)):
             top = self._bottoms[number - 1] if number else 0.0
             if visible is not None and y + top > visible.bottom():
                 break
-            _draw_one(painter, self.documents[number], x, y + top, self._bottoms[number] - top, context, visible)
+            _draw_one(painter, self.documents[number], x, y + top, self._bottoms[number] - top, context, visible,
+                      highlight, base + self._bases[number])
 
 
 Document = QTextDocument | DocumentStack
@@ -151,19 +197,23 @@ def _height(item: Document) -> float:
     return item.height() if isinstance(item, DocumentStack) else item.size().height()
 
 
-def draw_documents(painter: QPainter, documents: Documents, x: float, y: float, color: QColor) -> None:
+def draw_documents(painter: QPainter, documents: Documents, x: float, y: float, color: QColor,
+                   highlight: Highlight | None = None) -> None:
     """Paint `documents` stacked from (x, y), default text in `color`; only what lies inside the
-    painter's clip is drawn, so a tall piece costs what is on screen, not its length."""
+    painter's clip is drawn, so a tall piece costs what is on screen, not its length. `highlight`: the
+    selected characters (positions counted through the stack, as text_ranges counts them)."""
     context = QAbstractTextDocumentLayout.PaintContext()
     context.palette.setColor(QPalette.ColorRole.Text, color)
     visible = painter.clipBoundingRect() if painter.hasClipping() else None
+    base = 0
     for item in documents:
         height = _height(item)
         if isinstance(item, DocumentStack):
-            item.draw(painter, x, y, context, visible)
+            item.draw(painter, x, y, context, visible, highlight, base)
         else:
-            _draw_one(painter, item, x, y, height, context, visible)
+            _draw_one(painter, item, x, y, height, context, visible, highlight, base)
         y += height
+        base += item.characterCount()
 
 
 def documents_height(documents: Documents) -> int:
@@ -302,7 +352,7 @@ class LiveMarkdown:
         tail = text[self._chunked :]
         now = self._clock()
         if force or now - self._tail_rendered_at >= RENDER_INTERVAL or len(tail) < self._tail_shown:
-            self.tail.setHtml(render_markdown(tail, self.theme))
+            set_markdown(self.tail, tail, self.theme)
             self.rendered_chars += len(tail)
             self._tail_rendered_at = now
         elif len(tail) > self._tail_shown:

@@ -1,5 +1,6 @@
 """Markdown to the HTML subset QTextDocument understands, with Pygments-highlighted code blocks; links only
-where the link policy allows, images as placeholder text (nothing is ever loaded), raw HTML as text.
+where the link policy allows, images as placeholder text (nothing is ever loaded), raw HTML as text; LaTeX formulas
+as our own `math:N` images (see `_place_math`).
 
 Also `MarkdownSplitter`, which finds incrementally where a growing Markdown text can be cut
 into independently rendered chunks (after a blank line or a closing fence, never inside one).
@@ -12,24 +13,30 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QCoreApplication
+
 from desktop_copilot.core.citations import Source
 from desktop_copilot.core.link_safety import image_label, is_allowed, visible_form
 from desktop_copilot.core.transcript.markdown_blocks import MarkdownBlockScanner
+from desktop_copilot.core.transcript.math_spans import MathSpan, find_math_spans
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 
 if TYPE_CHECKING:  # markdown-it and Pygments are imported when the first Markdown is rendered, not at start-up
     from markdown_it import MarkdownIt
     from pygments.formatters import HtmlFormatter
+    from PySide6.QtGui import QImage
 
-PYGMENTS_STYLE = "friendly"
+CODE_HEADER = 30
+"""Pixels above a code block's first line: the language label and the Copy button are painted there (parts/code_blocks.py)."""
 _TH = re.compile(r"<th(\s|>)")
 
 
-@lru_cache(maxsize=1)
-def _formatter() -> HtmlFormatter:
+@lru_cache(maxsize=4)
+def _formatter(style: str) -> HtmlFormatter:
+    """Inline colours of the Pygments `style` (a theme's `code_style`)."""
     from pygments.formatters import HtmlFormatter
 
-    return HtmlFormatter(style=PYGMENTS_STYLE, noclasses=True, nowrap=True)
+    return HtmlFormatter(style=style, noclasses=True, nowrap=True)
 
 
 @lru_cache(maxsize=64)
@@ -44,25 +51,27 @@ def _lexer(language: str):
 
 
 def highlight_code(code: str, language: str = "", theme: Theme = DEFAULT_THEME) -> str:
-    """A code block as a one-cell table (QTextDocument paints table backgrounds, not `<pre>` ones)."""
+    """A code block as a one-cell table (QTextDocument paints table backgrounds, not `<pre>` ones), with
+    CODE_HEADER pixels above the code where its language and Copy button are painted (not part of the text)."""
     code = code[:-1] if code.endswith("\n") else code
     if language:
         from pygments import highlight
 
-        body = highlight(code, _lexer(language.lower()), _formatter()).rstrip("\n")
+        body = highlight(code, _lexer(language.lower()), _formatter(theme.code_style)).rstrip("\n")
     else:
         body = html.escape(code)
-    label = f'<tr><td class="codelang">{html.escape(language)}</td></tr>' if language else ""
     return (
         f'<table class="code" width="100%" cellspacing="0" cellpadding="0" bgcolor="{theme.code_background}">'
-        f'{label}<tr><td class="codecell"><pre>{body}</pre></td></tr></table>\n'
+        f'<tr><td class="codecell"><pre>{body}</pre></td></tr></table>\n'
     )
 
 
 def _render_fence(renderer, tokens, idx, options, env) -> str:
     token = tokens[idx]
     language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
-    return highlight_code(token.content, language)
+    if (code := env.get("code")) is not None:
+        code.append((language, token.content))
+    return highlight_code(token.content, language, env.get("theme", DEFAULT_THEME))
 
 
 def _link(href: str, label_html: str) -> str:
@@ -107,12 +116,23 @@ def _parser() -> MarkdownIt:
     return parser
 
 
-def render_markdown(text: str, theme: Theme = DEFAULT_THEME) -> str:
+def render_markdown(text: str, theme: Theme = DEFAULT_THEME, code: list[tuple[str, str]] | None = None,
+                    math: dict[str, QImage] | None = None) -> str:
     """HTML for `text` (raw HTML in the input is escaped, not interpreted). Tables get borders and
-    blockquotes a bar on the left through attributes, which QTextDocument honours more than CSS."""
-    out = _parser().render(text)
+    blockquotes a bar on the left through attributes, which QTextDocument honours more than CSS.
+    `code`, when given, receives (language, code) of each code block, in order. `math`, when given, receives the
+    images of the formulas by resource name (`math:N`), to be added to the document before the HTML is set;
+    without it, or when a formula does not parse, the formula shows as its source."""
+    text, formulas = _protect_math(text)
+    env: dict = {"theme": theme} if code is None else {"theme": theme, "code": code}
+    tokens = _parser().parse(text, env)
+    if formulas:
+        _restore_math_in_code(tokens, formulas)
+    out = _parser().renderer.render(tokens, _parser().options, env)
     if "<img" in out:  # never produced by the rules above; refused anyway, as Qt would read the file
         out = out.replace("<img", "&lt;img")
+    if formulas:  # only after that check: our own images, and only where our placeholders stand
+        out = _place_math(out, formulas, theme, math)
     out = out.replace(
         "<table>",
         f'<table class="md" border="1" cellspacing="0" cellpadding="6" '
@@ -127,6 +147,117 @@ def render_markdown(text: str, theme: Theme = DEFAULT_THEME) -> str:
     return out.replace("</blockquote>", "</td></tr></table>")
 
 
+def code_blocks_of(text: str) -> list[tuple[int, int, str]]:
+    """Each code block of the Markdown `text`, in order: (first line, line after it, its code exactly as written,
+    without the fences or the indentation of the block it sits in)."""
+    return [(token.map[0], token.map[1], token.content) for token in _parser().parse(text)
+            if token.type in ("fence", "code_block") and token.map]
+
+
+
+# Formulas: found in the Markdown before markdown-it sees it, carried through as placeholders it treats as plain
+# text (so `_` and `*` inside a formula are never emphasis and `\\(` is never an escape), then replaced by our own
+# `math:N` images, or by their source where they do not parse or landed in code.
+
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+_ENCODED_PLACEHOLDER = re.compile(r"%EE%80%80(\d+)%EE%80%81")
+_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.DOTALL)
+_EDGE_BREAKS = re.compile(r"^(?:\s|<br />)+|(?:\s|<br />)+$")
+
+Formula = tuple[MathSpan, str]
+"""A formula found in the text, and its source as written (delimiters included)."""
+
+
+def _protect_math(text: str) -> tuple[str, list[Formula]]:
+    """`text` with each formula replaced by a placeholder; the placeholder characters (private use) are taken out
+    of the text first, so a model cannot write one."""
+    if _OPEN in text or _CLOSE in text:
+        text = text.replace(_OPEN, "\ufffd").replace(_CLOSE, "\ufffd")
+    spans = find_math_spans(text)
+    if not spans:
+        return text, []
+    parts, previous = [], 0
+    for number, span in enumerate(spans):
+        parts += [text[previous : span.start], f"{_OPEN}{number}{_CLOSE}"]
+        previous = span.end
+    parts.append(text[previous:])
+    return "".join(parts), [(span, text[span.start : span.end]) for span in spans]
+
+
+def _restore_math_in_code(tokens, formulas: list[Formula]) -> None:
+    """The source goes back wherever a placeholder is not to become an image: in code (the span finder does not
+    know indented code blocks, markdown-it does), in an image's alt text (shown as text) and in a link's target."""
+    from mdurl import encode
+
+    def source(match: re.Match) -> str:
+        return formulas[int(match.group(1))][1]
+
+    for token in tokens:
+        if token.type in ("code_inline", "fence", "code_block"):
+            token.content = _PLACEHOLDER.sub(source, token.content)
+        for name in ("href", "src"):
+            if (target := token.attrGet(name)) and "%EE%80%80" in target:
+                token.attrSet(name, _ENCODED_PLACEHOLDER.sub(lambda match: encode(source(match)), target))
+        if token.type == "image":
+            for child in token.children or []:
+                child.content = _PLACEHOLDER.sub(source, child.content)
+        elif token.children:
+            _restore_math_in_code(token.children, formulas)
+
+
+def _place_math(out: str, formulas: list[Formula], theme: Theme, images: dict[str, QImage] | None) -> str:
+    """Each placeholder left in the HTML becomes an image registered in `images`, or the formula's source as code.
+    A display formula in a paragraph gets a centred paragraph of its own (the text around it keeps its own);
+    elsewhere (a tight list, a table, a heading, inside emphasis) it flows with the text like an inline one."""
+    from desktop_copilot.qt.transcript.parts.math import inline_image, pixel_size, render_formula
+
+    font = theme.font("body")
+    size = pixel_size(font) if images is not None else 0.0
+
+    def image_tag(number: int, block: bool) -> str | None:
+        span, source = formulas[number]
+        formula = render_formula(span.latex, span.display, size, theme.text) if images is not None else None
+        if formula is None:
+            return None
+        name = f"math:{len(images)}"
+        images[name] = formula.image if block else inline_image(formula, font)
+        middle = "" if block else ' style="vertical-align: middle"'
+        return f'<img src="{name}" title="{html.escape(source, quote=True)}"{middle}>'
+
+    def as_source(number: int) -> str:
+        return f"<code>{html.escape(formulas[number][1], quote=False)}</code>"
+
+    def paragraph(match: re.Match) -> str:
+        pieces = _PLACEHOLDER.split(match.group(1))  # text, number, text, number, …, text
+        displays = {int(number) for number in pieces[1::2] if formulas[int(number)][0].display}
+        if not displays:
+            return match.group(0)
+        out, line = [], []
+        for index, piece in enumerate(pieces):
+            number = int(piece) if index % 2 else -1
+            splittable = number in displays and _outside_inline_markup("".join(pieces[:index]))
+            tag = image_tag(number, block=True) if splittable else None
+            if tag is None:
+                line.append(piece if index % 2 == 0 else f"{_OPEN}{piece}{_CLOSE}")
+                continue
+            if (text := _EDGE_BREAKS.sub("", "".join(line))):
+                out.append(f"<p>{text}</p>")
+            out.append(f'<p align="center">{tag}</p>')
+            line = []
+        if (text := _EDGE_BREAKS.sub("", "".join(line))):
+            out.append(f"<p>{text}</p>")
+        return "".join(out)
+
+    out = _PARAGRAPH.sub(paragraph, out)
+    return _PLACEHOLDER.sub(lambda match: image_tag(int(match.group(1)), block=False) or as_source(int(match.group(1))), out)
+
+
+def _outside_inline_markup(before: str) -> bool:
+    """No emphasis, link or strike-through is open at the end of `before` (a paragraph can be split there)."""
+    return all(before.count(f"<{tag}>") + before.count(f"<{tag} ") == before.count(f"</{tag}>") for tag in ("em", "strong", "a", "s"))
+
+
 def render_sources(sources: list[Source]) -> str:
     """The numbered sources under a text block: "[1] Title — host", the title a link only if the URL is allowed."""
     lines = []
@@ -138,7 +269,8 @@ def render_sources(sources: list[Source]) -> str:
         else:
             entry = title + (f" — {html.escape(source.detail)}" if source.detail else "")
         lines.append(f"[{source.number}] {entry}")
-    return '<p class="sources"><span class="sources-title">Sources</span><br>' + "<br>".join(lines) + "</p>"
+    title = html.escape(QCoreApplication.translate("Markdown", "Sources"))
+    return f'<p class="sources"><span class="sources-title">{title}</span><br>' + "<br>".join(lines) + "</p>"
 
 
 def document_css(theme: Theme = DEFAULT_THEME) -> str:
@@ -152,11 +284,10 @@ def document_css(theme: Theme = DEFAULT_THEME) -> str:
         h2 {{ font-size: large; margin-top: 6px; margin-bottom: 6px; }}
         h3, h4, h5, h6 {{ font-size: medium; margin-top: 4px; margin-bottom: 4px; }}
         a {{ color: {theme.accent}; text-decoration: none; }}
-        code {{ font-family: monospace; background-color: {theme.code_background}; color: #9a3412; }}
+        code {{ font-family: monospace; background-color: {theme.code_background}; color: {theme.inline_code}; }}
         pre {{ font-family: monospace; white-space: pre-wrap; margin: 0px; color: {theme.text}; }}
         table.code {{ margin-top: 2px; margin-bottom: 12px; border-style: none; }}
-        td.codecell {{ padding: 10px; background-color: {theme.code_background}; }}
-        td.codelang {{ padding: 6px 10px 0px 10px; color: {theme.muted}; font-size: small; }}
+        td.codecell {{ padding: 10px; padding-top: {CODE_HEADER}px; background-color: {theme.code_background}; }}
         table.md {{ margin-bottom: 12px; }}
         table.quote {{ margin-bottom: 10px; }}
         p.sources {{ color: {theme.muted}; font-size: small; margin-top: 0px; margin-bottom: 6px; line-height: 135%; }}

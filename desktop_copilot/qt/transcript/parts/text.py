@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtCore import QCoreApplication, QPoint, QRect, QRectF, Qt
+from PySide6.QtGui import QFontMetrics, QPainter
 
 from desktop_copilot.core.citations import cited_sources
 from desktop_copilot.core.models import MessageStatus
@@ -19,6 +19,7 @@ from desktop_copilot.qt.transcript.parts.documents import (
     sources_document,
 )
 from desktop_copilot.qt.common.paint_helpers import draw_wrapped, fill_rounded, wrapped_height
+from desktop_copilot.qt.transcript.parts import attachments, code_blocks
 from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter
 
 BUBBLE_PAD_X, BUBBLE_PAD_Y = 16, 10
@@ -46,21 +47,32 @@ class UserBubble(PartPainter):
         font = env.theme.font("body")
         part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font), len(text))]
         head, tail = self._ends(part)
-        return documents_height(part.documents) + BUBBLE_PAD_Y * (head + tail)
+        shown = attachments.lay_out(part, env, inner)  # images and files above the text of the first piece
+        if shown and not text.strip():
+            return shown + BUBBLE_PAD_Y * (head + tail)
+        return documents_height(part.documents) + attachments.text_offset(part) + BUBBLE_PAD_Y * (head + tail)
 
-    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
-        document = part.documents[0]
+    def _bubble(self, part: Part, rect: QRect) -> QRect:
         head, tail = self._ends(part)
         text_width = self._text_width(rect.width())
-        ideal = min(int(document.idealWidth() + 1), text_width) if head and tail else text_width
-        bubble = QRect(rect.right() - ideal - 2 * BUBBLE_PAD_X + 1, rect.top(), ideal + 2 * BUBBLE_PAD_X, rect.height())
+        ideal = min(max(int(part.documents[0].idealWidth() + 1), attachments.strip_width(part)), text_width) if head and tail else text_width
+        return QRect(rect.right() - ideal - 2 * BUBBLE_PAD_X + 1, rect.top(), ideal + 2 * BUBBLE_PAD_X, rect.height())
+
+    def text_origin(self, part: Part, rect: QRect, env: PaintEnv) -> QPoint | None:
+        bubble = self._bubble(part, rect)
+        return QPoint(bubble.left() + BUBBLE_PAD_X, bubble.top() + (BUBBLE_PAD_Y if self._ends(part)[0] else 0) + attachments.text_offset(part))
+
+    def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
+        head, tail = self._ends(part)
+        bubble = self._bubble(part, rect)
         shape = bubble.adjusted(0, 0 if head else -2 * BUBBLE_RADIUS, 0, 0 if tail else 2 * BUBBLE_RADIUS)
         painter.save()
         painter.setClipRect(rect, Qt.ClipOperation.IntersectClip)  # a piece of a taller bubble: square inner ends
         fill_rounded(painter, shape, BUBBLE_RADIUS, env.theme.color("user_bubble"))
         painter.restore()
-        top = bubble.top() + (BUBBLE_PAD_Y if head else 0)
-        draw_documents(painter, part.documents, bubble.left() + BUBBLE_PAD_X, top, env.theme.color("text"))
+        attachments.draw(painter, part, bubble.left() + BUBBLE_PAD_X, bubble.top() + BUBBLE_PAD_Y, env.theme)
+        origin = self.text_origin(part, rect, env)
+        draw_documents(painter, part.documents, origin.x(), origin.y(), env.theme.color("text"), env.highlight(part))
 
 
 class MarkdownText(PartPainter):
@@ -87,10 +99,15 @@ class MarkdownText(PartPainter):
                 key = ("sources", part.message.id, part.index, len(citations))
                 build_sources = lambda: sources_document(cited_sources(citations), width, env.theme)  # noqa: E731
                 part.documents.append(env.cached(key, width, build_sources, 80 * len(citations)))
+        code_blocks.lay_out(part, env, QPoint(0, 0))
         return documents_height(part.documents)
 
+    def text_origin(self, part: Part, rect: QRect, env: PaintEnv) -> QPoint | None:
+        return rect.topLeft()
+
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:
-        draw_documents(painter, part.documents, rect.left(), rect.top(), env.theme.color("text"))
+        draw_documents(painter, part.documents, rect.left(), rect.top(), env.theme.color("text"), env.highlight(part))
+        code_blocks.paint(painter, part, rect, env)
 
 
 class Notice(PartPainter):
@@ -104,14 +121,14 @@ class Notice(PartPainter):
     def _text(part: Part) -> str:
         message = part.message
         if message.status is MessageStatus.STOPPED:
-            return message.error or "Stopped."
+            return message.error or QCoreApplication.translate("TranscriptNotice", "Stopped.")
         if message.stop_reason == "max_tokens":
-            return "Cut off at the output limit: this reply is incomplete."
+            return QCoreApplication.translate("TranscriptNotice", "Cut off at the output limit: this reply is incomplete.")
         if message.stop_reason == "refusal":
-            return message.error or "The model declined to answer this request."
+            return message.error or QCoreApplication.translate("TranscriptNotice", "The model declined to answer this request.")
         if message.status is MessageStatus.INTERRUPTED:
-            return message.error or "The reply was interrupted."
-        return message.error or "The reply failed."
+            return message.error or QCoreApplication.translate("TranscriptNotice", "The reply was interrupted.")
+        return message.error or QCoreApplication.translate("TranscriptNotice", "The reply failed.")
 
     @staticmethod
     def _quiet(part: Part) -> bool:
@@ -135,7 +152,7 @@ class Notice(PartPainter):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(theme.color("error_text"))
         painter.drawEllipse(icon)
-        painter.setPen(QColor("white"))
+        painter.setPen(theme.color("error_background"))  # the "!" cut out of the disc, light or dark
         painter.setFont(theme.font("small_bold"))
         painter.drawText(icon, int(Qt.AlignmentFlag.AlignCenter), "!")
         painter.restore()
@@ -152,7 +169,7 @@ class SwitchNotice(PartPainter):
 
     @staticmethod
     def _text(part: Part) -> str:
-        return f"Switched to {part.segment.state[0]}"
+        return QCoreApplication.translate("TranscriptNotice", "Switched to {model}").format(model=part.segment.state[0])
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
         return QFontMetrics(env.theme.font("small")).height() + 2 * self.PAD
@@ -198,7 +215,7 @@ class RawNotice(PartPainter):
 
     @staticmethod
     def _text(part: Part) -> str:
-        return f"[{part.block.data.get('type', 'unknown')} block, not shown]"
+        return QCoreApplication.translate("TranscriptNotice", "[{type} block, not shown]").format(type=part.block.data.get('type', 'unknown'))
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
         return wrapped_height(env.theme.font("small"), self._text(part), width)

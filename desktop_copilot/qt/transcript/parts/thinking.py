@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 
 from desktop_copilot.core.models import ThinkingBlock
@@ -18,8 +18,8 @@ GAP = 6
 def thinking_label(block: ThinkingBlock, now: float) -> str:
     started = block.started_at or now
     if block.ended_at is None:
-        return f"Thinking… {format_seconds(now - started)}"
-    return f"Thought for {format_seconds(block.ended_at - started)}"
+        return QCoreApplication.translate("Thinking", "Thinking… {time}").format(time=format_seconds(now - started))
+    return QCoreApplication.translate("Thinking", "Thought for {time}").format(time=format_seconds(block.ended_at - started))
 
 
 def thinking_live(part: Part) -> bool:
@@ -97,7 +97,7 @@ class ThinkingBody(PartPainter):
 
 
 class RedactedThinking(PartPainter):
-    LABEL = "Thinking redacted by the provider (kept encrypted for replay)"
+    LABEL = QT_TRANSLATE_NOOP("Thinking", "Thinking redacted by the provider (kept encrypted for replay)")
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
         return QFontMetrics(env.theme.font("body")).height() + 8
@@ -107,4 +107,4 @@ class RedactedThinking(PartPainter):
         font.setItalic(True)
         painter.setFont(font)
         painter.setPen(env.theme.color("muted"))
-        painter.drawText(rect.adjusted(INDENT, 0, 0, 0), int(Qt.AlignmentFlag.AlignVCenter), self.LABEL)
+        painter.drawText(rect.adjusted(INDENT, 0, 0, 0), int(Qt.AlignmentFlag.AlignVCenter), QCoreApplication.translate("Thinking", self.LABEL))

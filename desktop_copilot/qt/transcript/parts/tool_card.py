@@ -10,12 +10,11 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QImage, QImageReader, QPainter, QTextDocument
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QByteArray, QCoreApplication, QIODevice, QRect, QSize, Qt
+from PySide6.QtGui import QFontMetrics, QImage, QImageReader, QPainter, QTextDocument
 
 from desktop_copilot.core.models import ToolCallBlock
 from desktop_copilot.qt.common.paint_helpers import badge_size, draw_badge, draw_chevron, fill_rounded, format_seconds
-from desktop_copilot.qt.common.theme import TOOL_BADGES
 from desktop_copilot.qt.transcript.parts import approval
 from desktop_copilot.qt.transcript.parts.base import CardState, Hotspot, PaintEnv, Part, PartPainter
 from desktop_copilot.qt.transcript.parts.documents import documents_height, draw_documents, plain_document
@@ -34,7 +33,7 @@ THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT = 360, 480
 IMAGE_FORMATS = {"png", "jpeg", "jpg", "gif", "webp", "bmp"}
 MAX_IMAGES = 6
 THUMBNAILS_KEPT = 24
-BROKEN_IMAGE = "image could not be shown"
+BROKEN_IMAGE = QT_TRANSLATE_NOOP("ToolCard", "image could not be shown")
 _INVISIBLE = {"Cc", "Cf", "Zl", "Zp"}
 """Control, format (bidi overrides, zero-width) and separator characters: not shown in a link line."""
 
@@ -66,7 +65,8 @@ def capped(text: str, chars: int = RESULT_CHARS, lines: int = RESULT_LINES) -> s
     if cut >= len(text):
         return text
     rest = text[cut:].lstrip("\n")
-    return f"{text[:cut]}\n… {rest.count(chr(10)) + 1:,} more lines, {len(rest):,} characters not shown (right-click the card to copy all)"
+    left_out = QCoreApplication.translate("ToolCard", "… {lines:,} more lines, {chars:,} characters not shown (right-click the card to copy all)")
+    return f"{text[:cut]}\n" + left_out.format(lines=rest.count(chr(10)) + 1, chars=len(rest))
 
 
 def arguments_text(block: ToolCallBlock, whole: bool) -> tuple[str, bool]:
@@ -181,7 +181,7 @@ class ToolCard(PartPainter):
 
     def _rows(self, env: PaintEnv) -> tuple[int, int, int]:
         """Heights of the header row, the arguments line and a section label."""
-        badge_height = badge_size(TOOL_BADGES[next(iter(TOOL_BADGES))], env.theme.font("small_bold"))[1]
+        badge_height = badge_size(next(iter(env.theme.tool_badges.values())), env.theme.font("small_bold"))[1]
         header = max(QFontMetrics(env.theme.font("label")).height(), badge_height)
         return header, QFontMetrics(env.theme.font("mono")).height(), QFontMetrics(env.theme.font("small_bold")).height()
 
@@ -202,10 +202,12 @@ class ToolCard(PartPainter):
             return top
         inner = width - 2 * self.PAD
         text, toggles = arguments_text(block, block.id in env.cards.shown_whole)
-        title = "Arguments (changed by a hook)" if approval.arguments_changed(block) else "Arguments"
+        title = QCoreApplication.translate("ToolCard",
+            "Arguments (changed by a hook)") if approval.arguments_changed(block) else QCoreApplication.translate("ToolCard", "Arguments")
         top = self._section(part, env, top, inner, title, self._plain(part, env, "arguments", text, inner))
         if toggles:
-            label = "Show less" if block.id in env.cards.shown_whole else "Show all"
+            label = QCoreApplication.translate("ToolCard",
+                "Show less") if block.id in env.cards.shown_whole else QCoreApplication.translate("ToolCard", "Show all")
             link = QRect(self.PAD, top - self.SECTION_GAP + 2, QFontMetrics(env.theme.font("small_bold")).horizontalAdvance(label) + 4, self._rows(env)[2] + 4)
             part.hotspots.append(Hotspot(link, "show_all", "", label))
             top = link.bottom() + 1 + self.SECTION_GAP
@@ -213,12 +215,14 @@ class ToolCard(PartPainter):
             preview = capped(block.approval.preview.rstrip("\n"), PREVIEW_CHARS, PREVIEW_LINES)
             document = env.cached(("tool-preview", block.id, hash(preview)), inner - 2 * self.BOX_PAD,
                                   lambda: approval.diff_document(preview, inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")), len(preview))
-            top = self._section(part, env, top, inner, "Preview", document)
+            top = self._section(part, env, top, inner, QCoreApplication.translate("ToolCard", "Preview"), document)
         if block.result is not None:
-            top = self._section(part, env, top, inner, "Error" if block.is_error else "Result",
+            top = self._section(part, env, top, inner, QCoreApplication.translate("ToolCard", "Error") if block.is_error
+                else QCoreApplication.translate("ToolCard", "Result"),
                                 self._plain(part, env, "result", capped(block.result), inner), error=block.is_error)
         top = self._images(part, env, top, inner)
-        for title, text in (("Structured result", capped(structured_text(block))), ("Links", link_lines(block))):
+        for title, text in ((QCoreApplication.translate("ToolCard", "Structured result"), capped(structured_text(block))),
+            (QCoreApplication.translate("ToolCard", "Links"), link_lines(block))):
             if text:
                 top = self._section(part, env, top, inner, title, self._plain(part, env, title, text, inner))
         if waiting:
@@ -242,7 +246,7 @@ class ToolCard(PartPainter):
         note = QFontMetrics(env.theme.font("small")).height()
         for image in result_images(part.block, env.cards):
             if image is None:
-                part.items.append(CardItem("note", QRect(self.PAD, top, inner, note), BROKEN_IMAGE))
+                part.items.append(CardItem("note", QRect(self.PAD, top, inner, note), QCoreApplication.translate("ToolCard", BROKEN_IMAGE)))
                 top += note + self.IMAGE_GAP
                 continue
             size = image.size().scaled(QSize(min(inner, image.width()), image.height()), Qt.AspectRatioMode.KeepAspectRatio)
@@ -254,7 +258,7 @@ class ToolCard(PartPainter):
         block = part.block
         if block.id in env.cards.sending:
             height = approval.button_height(env.theme)
-            part.items.append(CardItem("note", QRect(self.PAD, top, inner, height), "Sending…"))
+            part.items.append(CardItem("note", QRect(self.PAD, top, inner, height), QCoreApplication.translate("ToolCard", "Sending…")))
         else:
             hotspots, height = approval.lay_out_buttons(block, part.message, env, self.PAD, top, inner)
             part.hotspots.extend(hotspots)
@@ -269,8 +273,8 @@ class ToolCard(PartPainter):
         inner = rect.adjusted(self.PAD, self.PAD, -self.PAD, -self.PAD)
         center_y = inner.top() + header // 2
         draw_chevron(painter, inner.left() + 5, center_y, part.expanded, theme.color("muted"))
-        badge_left = draw_badge(painter, inner.right() + 1, center_y, TOOL_BADGES[block.status], theme.font("small_bold"))
-        if (risk := approval.risk_badge(block)) is not None:
+        badge_left = draw_badge(painter, inner.right() + 1, center_y, theme.tool_badges[block.status], theme.font("small_bold"))
+        if (risk := approval.risk_badge(block, theme)) is not None:
             badge_left = draw_badge(painter, badge_left - 6, center_y, risk, theme.font("small_bold"))
         elapsed = tool_elapsed(block, env.clock())
         elapsed_width = QFontMetrics(theme.font("small")).horizontalAdvance(elapsed) + 10 if elapsed else 0
@@ -301,7 +305,7 @@ class ToolCard(PartPainter):
         """The tool's name, then "from SERVER" in muted small text when an MCP server offers it."""
         theme = env.theme
         name_metrics, small = QFontMetrics(theme.font("label")), QFontMetrics(theme.font("small"))
-        origin = f"from {block.source}" if block.source else ""
+        origin = QCoreApplication.translate("ToolCard", "from {server}").format(server=block.source) if block.source else ""
         origin_width = min(small.horizontalAdvance(origin) + 8, area.width() // 2) if origin else 0
         name = name_metrics.elidedText(approval.shown_name(block), Qt.TextElideMode.ElideRight, area.width() - origin_width)
         painter.setFont(theme.font("label"))
@@ -321,7 +325,7 @@ class ToolCard(PartPainter):
             painter.setPen(theme.color("error_text") if item.error else theme.color("muted"))
             painter.drawText(area, int(Qt.AlignmentFlag.AlignVCenter), item.text)
         elif item.kind == "box":
-            fill_rounded(painter, area, 6, QColor(theme.error_background) if item.error else theme.color("code_background"))
+            fill_rounded(painter, area, 6, theme.color("error_background") if item.error else theme.color("code_background"))
             color = theme.color("error_text") if item.error else theme.color("text")
             draw_documents(painter, [item.document], area.left() + self.BOX_PAD, area.top() + self.BOX_PAD, color)
         elif item.kind == "image":
