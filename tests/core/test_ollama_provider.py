@@ -320,7 +320,7 @@ class Search(PydanticTool):
         return f"Results for {args.query}"
 
 
-async def run_loop(loopback, tools: list[Tool], model: str) -> tuple[ev.RunFinished, list[Message], OllamaProvider]:
+async def run_loop(loopback, tools: list[PydanticTool], model: str) -> tuple[ev.RunFinished, list[Message], OllamaProvider]:
     provider = OllamaProvider(loopback.url, timeout=10.0)
     history = [Message.user("What is the weather in Boston?")]
     async with httpx.AsyncClient() as http:

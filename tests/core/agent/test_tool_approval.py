@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import ClassVar
 
 import httpx

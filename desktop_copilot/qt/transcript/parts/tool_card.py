@@ -3,19 +3,18 @@ capped arguments, preview, result, images and links; a call waiting for approval
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QBuffer, QByteArray, QCoreApplication, QIODevice, QRect, QSize, Qt
-from PySide6.QtGui import QFontMetrics, QImage, QImageReader, QPainter, QTextDocument
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, QSize, Qt
+from PySide6.QtGui import QFontMetrics, QImage, QPainter, QTextDocument
 
 from desktop_copilot.core.models import ToolCallBlock
 from desktop_copilot.qt.common.paint_helpers import badge_size, draw_badge, draw_chevron, fill_rounded, format_seconds
 from desktop_copilot.qt.transcript.parts import approval
+from desktop_copilot.qt.transcript.parts.attachments import decode_image
 from desktop_copilot.qt.transcript.parts.base import CardState, Hotspot, PaintEnv, Part, PartPainter
 from desktop_copilot.qt.transcript.parts.documents import documents_height, draw_documents, plain_document
 
@@ -30,7 +29,6 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_IMAGE_PIXELS = 4096 * 4096
 """An image larger than this (decoded bytes, or pixels as its header claims) is not decoded at all."""
 THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT = 360, 480
-IMAGE_FORMATS = {"png", "jpeg", "jpg", "gif", "webp", "bmp"}
 MAX_IMAGES = 6
 THUMBNAILS_KEPT = 24
 BROKEN_IMAGE = QT_TRANSLATE_NOOP("ToolCard", "image could not be shown")
@@ -118,29 +116,8 @@ def structured_text(block: ToolCallBlock) -> str:
 
 def decode_thumbnail(data: Any) -> QImage | None:
     """A result image decoded in memory (never from a file or the network) to at most THUMBNAIL_WIDTH × HEIGHT;
-    None when it is not a known image, too big, or broken."""
-    if not isinstance(data, str) or not data or len(data) > MAX_IMAGE_BYTES * 4 // 3 + 16:
-        return None
-    try:
-        raw = base64.b64decode(data)
-    except (ValueError, binascii.Error):
-        return None
-    if not raw or len(raw) > MAX_IMAGE_BYTES:
-        return None
-    buffer = QBuffer()
-    buffer.setData(QByteArray(raw))
-    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-    reader = QImageReader(buffer)
-    reader.setDecideFormatFromContent(True)
-    size = reader.size()
-    if bytes(reader.format().data()).decode("ascii", "replace").lower() not in IMAGE_FORMATS:
-        return None
-    if not size.isValid() or size.isEmpty() or size.width() * size.height() > MAX_IMAGE_PIXELS:
-        return None
-    reader.setScaledSize(size.scaled(QSize(min(THUMBNAIL_WIDTH, size.width()), min(THUMBNAIL_HEIGHT, size.height())),
-                                     Qt.AspectRatioMode.KeepAspectRatio))
-    image = reader.read()
-    return None if image.isNull() else image
+    None when it is not a known image, too big, or broken (the same decoder as the user's attachments)."""
+    return decode_image(data, QSize(THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT), max_bytes=MAX_IMAGE_BYTES, max_pixels=MAX_IMAGE_PIXELS)
 
 
 def result_images(block: ToolCallBlock, cards: CardState) -> list[QImage | None]:
