@@ -29,6 +29,7 @@ from desktop_copilot.core.storage.usage_queries import UsageRow, usage_rows
 from desktop_copilot.core.usage import ModelUsage, Period, UsageTotals, per_day, per_model, rows_in, rows_totals
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 from desktop_copilot.qt.usage.chart import ChartBar, DailyChart
 from desktop_copilot.qt.usage.words import cost_text, format_cost, format_tokens
 
@@ -208,6 +209,7 @@ class UsageView(QDialog):
         return provider_id
 
 
+@themed_style_sheet
 def _style(theme: Theme) -> str:
     return f"""
         QFrame#usageTile {{ background: {theme.card}; border: 1px solid {theme.border}; border-radius: 10px; }}

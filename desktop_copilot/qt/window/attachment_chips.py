@@ -15,6 +15,7 @@ from desktop_copilot.core.models import ImageBlock
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, human_size, problem
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+from desktop_copilot.qt.common.theme_switch import current_theme, themed_style_sheet
 from desktop_copilot.qt.transcript.parts.attachments import chip_lines, decode_image
 
 MAX_ATTACHMENTS = 20
@@ -74,6 +75,7 @@ def png_bytes(image: QImage) -> bytes:
     return bytes(array.data())
 
 
+@themed_style_sheet
 def style_sheet(theme: Theme) -> str:
     return f"""
         QFrame#attachmentChip {{ background: {theme.background}; border: 1px solid {theme.border}; border-radius: 8px; }}
@@ -158,7 +160,7 @@ class AttachmentTray(QObject):
         self.notice.setWordWrap(True)
         self.notice.hide()
         for widget in (self.attach_button, self.chips, self.notice):
-            widget.setStyleSheet(style_sheet(DEFAULT_THEME))
+            widget.setStyleSheet(style_sheet(current_theme()))
 
     def attachments(self) -> list[Attachment]:
         return [chip.block for chip in self._chips]

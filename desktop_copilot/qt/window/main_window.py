@@ -14,20 +14,20 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolic
 
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.settings import Settings, SettingsError, SettingsFile
-from desktop_copilot.qt.window.composer import Composer
 from desktop_copilot.qt.bridge.controller import ChatController
-from desktop_copilot.qt.window.error_banner import ErrorBanner
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.window.styles import window_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.common.theme_switch import current_theme
 from desktop_copilot.qt.transcript.view import TranscriptView
+from desktop_copilot.qt.window.composer import Composer
+from desktop_copilot.qt.window.error_banner import ErrorBanner
 from desktop_copilot.qt.window.history_pane import install_history_pane
 from desktop_copilot.qt.window.menus import install_menus
 from desktop_copilot.qt.window.model_picker import ModelPicker
 from desktop_copilot.qt.window.model_popup import key_page
 from desktop_copilot.qt.window.recovery import RecoveryBar
 from desktop_copilot.qt.window.reply_actions import ReplyActions
+from desktop_copilot.qt.window.styles import window_style_sheet
 from desktop_copilot.qt.window.system_prompt import new_chat_menu, open_system_prompt
 from desktop_copilot.qt.window.usage_display import format_usage, session_totals, usage_tooltip
 from desktop_copilot.qt.window.version_switcher import VersionSwitcher

@@ -17,8 +17,8 @@ from desktop_copilot.core.settings import SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 from desktop_copilot.qt.window.model_popup import ModelPopup, ProviderState
 
 log = logging.getLogger(__name__)

@@ -22,6 +22,7 @@ from desktop_copilot.core.providers.catalog import ProviderSpec
 from desktop_copilot.qt.common.paint_helpers import fill_rounded
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 
 REFRESH = QT_TRANSLATE_NOOP("ModelPopup", "Refresh")
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -98,16 +99,17 @@ def picker_rows(states: list[ProviderState], query: str, current: tuple[str, str
     return rows
 
 
+@themed_style_sheet
 def popup_style(theme: Theme) -> str:
     return f"""
-        QFrame#modelPopup {{ background: {theme.card}; border: 1px solid #d6d1c4; }}
+        QFrame#modelPopup {{ background: {theme.card}; border: 1px solid {theme.button_border}; }}
         QLineEdit#modelSearch {{
             background: {theme.background}; color: {theme.text}; border: 1px solid {theme.border};
             border-radius: 8px; padding: 6px 8px; font-size: 10pt;
         }}
         QLineEdit#modelSearch:focus {{ border-color: {theme.accent}; }}
         QListWidget#modelList {{ background: transparent; border: none; outline: none; }}
-        QLabel#pickerHint {{ color: #a8a29e; font-size: 8.5pt; }}
+        QLabel#pickerHint {{ color: {theme.faint}; font-size: 8.5pt; }}
     """
 
 

@@ -13,6 +13,7 @@ from desktop_copilot.core.models import Conversation, Message, MessageStatus, Ro
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 
 RECOVERABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 CUT_OFF, REFUSED = "max_tokens", "refusal"
@@ -81,6 +82,7 @@ def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
     return title, (f"{reply.error} " if reply.error else "") + kept
 
 
+@themed_style_sheet
 def recovery_style_sheet(theme: Theme) -> str:
     return f"""
         QFrame#recoveryBar {{ background: {theme.card}; border: 1px solid {theme.border}; border-radius: 10px; }}
@@ -92,7 +94,7 @@ def recovery_style_sheet(theme: Theme) -> str:
         QPushButton#retryButton {{ color: {theme.text}; background: {theme.user_bubble}; border: 1px solid {theme.border}; }}
         QPushButton#retryButton:hover {{ background: {theme.row_selected}; }}
         QPushButton#continueButton, QPushButton#editResendButton {{ color: white; background: {theme.accent}; border: none; }}
-        QPushButton#continueButton:hover, QPushButton#editResendButton:hover {{ background: #b5573a; }}
+        QPushButton#continueButton:hover, QPushButton#editResendButton:hover {{ background: {theme.accent_hover}; }}
     """
 
 

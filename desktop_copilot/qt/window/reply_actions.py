@@ -17,12 +17,14 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QMenu, QPushButton, QWidget
 from desktop_copilot.core.models import Message, Role
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
+from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 from desktop_copilot.qt.transcript.model import TranscriptModel
 
 REGENERATE_SHORTCUT = "Ctrl+Shift+R"
 EDIT_BANNER = QT_TRANSLATE_NOOP("EditBar", "Editing a message — Esc to cancel")
 
 
+@themed_style_sheet
 def edit_bar_style_sheet(theme: Theme) -> str:
     return f"""
         QFrame#editBar {{ background: {theme.card}; border: 1px solid {theme.border}; border-radius: 10px; }}
