@@ -39,6 +39,12 @@ def qasync_loop(qapp: QApplication, qtbot):
     asyncio.events._set_running_loop(None)
     loop.close()
     asyncio.set_event_loop(None)
+    # A worker thread (the keyring thread, the MCP thread) may have called call_soon_threadsafe: its queued
+    # signal, delivered after the timer below is deleted, would reach call_soon on a deleted object and fail a
+    # later test. Deliver what is queued now, while the timer lives, and drop later calls: nobody awaits the
+    # closed loop any more.
+    qapp.sendPostedEvents()
+    loop._QEventLoop__call_soon_signaller.blockSignals(True)
     # The loop's timer object is a parentless QObject: delete it here, on the GUI thread, with its timers.
     # Left to the garbage collector, it may die on a worker thread (the keyring thread, an executor thread),
     # where Qt cannot unregister its timers, and a later timer event then reaches freed memory.
