@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
-from desktop_copilot.core.atomic_file import write_atomically
+from desktop_copilot.core.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config import DEFAULT_THINKING_BUDGET, MIN_THINKING_BUDGET
 from desktop_copilot.core.models import Conversation, new_id
 
@@ -271,13 +269,8 @@ class AssistantLibrary:
 
     def _unusable(self, reason: str, kept: list[Assistant]) -> list[Assistant]:
         """Moves the file aside (never deletes it) and says so; `kept` are the entries that could be read."""
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.broken-{stamp}")
-        counter = 1
-        while aside.exists():
-            aside, counter = self.path.with_name(f"{self.path.name}.broken-{stamp}-{counter}"), counter + 1
         try:
-            os.replace(self.path, aside)
+            aside = move_aside(self.path)
         except OSError as exc:
             self._unsafe_to_overwrite = True
             self.problem = (f"Your assistants in {self.path} were not all used because {reason}, and the file could not "

@@ -1,9 +1,11 @@
-"""Writing a small file so that a crash leaves either the old or the new one, never half of either."""
+"""Writing a small file so that a crash leaves either the old or the new one, never half of either; and keeping a
+damaged one aside instead of overwriting it."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 
@@ -43,3 +45,15 @@ def fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def move_aside(path: Path) -> Path:
+    """Renames `path` to `<name>.broken-<time>` (with -1, -2… when taken) beside it and returns the new path; the
+    file is never deleted. Raises OSError when it cannot be renamed."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.broken-{stamp}")
+    counter = 1
+    while aside.exists():
+        aside, counter = path.with_name(f"{path.name}.broken-{stamp}-{counter}"), counter + 1
+    os.replace(path, aside)
+    return aside

@@ -50,11 +50,9 @@ def start_mcp(runtime: Runtime) -> None:
         return
     config = McpConfigFile(mcp_json_path(runtime.paths))
     runtime.mcp_config = config
-    if config.problem:
-        runtime.warnings.append(config.problem)
     runtime.mcp = McpManager(config.configs, config.resolve_secret)
     runtime.registry.add_provider(runtime.mcp)
-    if any(not server.disabled for server in config.configs()):
+    if any(not server.disabled for server in config.configs()):  # sets config.problem when mcp.json is damaged
         runtime.mcp.start()
 
 

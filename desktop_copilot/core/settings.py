@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
-from desktop_copilot.core.atomic_file import write_atomically
+from desktop_copilot.core.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 from desktop_copilot.core.pricing import ModelPrice
 
@@ -194,9 +193,8 @@ class SettingsFile:
         write_atomically(self.path, settings.model_dump_json(indent=2) + "\n")
 
     def _unusable(self, reason: str) -> Settings:
-        aside = self._aside_path()
         try:
-            os.replace(self.path, aside)
+            aside = move_aside(self.path)
         except OSError as exc:
             self._unsafe_to_overwrite = True
             self.problem = (
@@ -211,15 +209,6 @@ class SettingsFile:
             )
         log.warning("%s", self.problem)
         return Settings()
-
-    def _aside_path(self) -> Path:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        candidate = self.path.with_name(f"{self.path.name}.broken-{stamp}")
-        counter = 1
-        while candidate.exists():
-            candidate = self.path.with_name(f"{self.path.name}.broken-{stamp}-{counter}")
-            counter += 1
-        return candidate
 
 
 def models_cache_now(model_ids: list[str]) -> ModelsCache:

@@ -84,19 +84,12 @@ def palette_for(theme: Theme, base: QPalette) -> QPalette:
 
 
 def _with_theme(obj: object, theme: Theme) -> None:
-    """Hands `theme` to an object that keeps one: its `apply_theme(theme)`, else its `theme` attribute; a transcript
-    delegate's paint environment also drops the documents and row layouts that baked the old colours in."""
+    """Hands `theme` to an object that keeps one: its `apply_theme(theme)` (a transcript delegate's also drops the
+    documents and row layouts that baked the old colours in), else its `theme` attribute."""
     if callable(apply := getattr(obj, "apply_theme", None)):
         apply(theme)
-        return
-    if isinstance(getattr(obj, "theme", None), Theme):
+    elif isinstance(getattr(obj, "theme", None), Theme):
         obj.theme = theme
-    env = getattr(obj, "env", None)
-    if callable(getattr(env, "apply_theme", None)):
-        env.apply_theme(theme)
-        layouts = getattr(obj, "_layouts", None)  # TranscriptDelegate's laid-out rows hold the old documents
-        if layouts is not None:
-            layouts.clear()
 
 
 def _views_and_delegates(widget: QWidget) -> Iterator[object]:
