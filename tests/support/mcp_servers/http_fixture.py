@@ -43,23 +43,27 @@ class DemoHttpServer:
     def url(self) -> str:
         return f"{self.base}/mcp" if self.transport == "http" else f"{self.base}/sse"
 
+    name = "the demo server"
+
+    def command(self) -> list[str]:
+        return demo_command("--transport", self.transport, "--port", str(self.port), *self.extra_args)
+
     def start(self) -> DemoHttpServer:
         self.process = subprocess.Popen(
-            demo_command("--transport", self.transport, "--port", str(self.port), *self.extra_args),
-            cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            self.command(), cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                raise RuntimeError(f"the demo server exited with {self.process.returncode}: {err[-2000:]}")
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {err[-2000:]}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     return self
             except OSError:
                 time.sleep(0.05)
         self.stop()
-        raise TimeoutError(f"the demo server did not listen on {self.port} within {START_TIMEOUT:g} s")
+        raise TimeoutError(f"{self.name} did not listen on {self.port} within {START_TIMEOUT:g} s")
 
     def stop(self) -> None:
         if self.process is None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -32,7 +30,7 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, Re
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from tests.support.mcp_servers.demo_server import build_server
-from tests.support.mcp_servers.http_fixture import REPO, START_TIMEOUT, DemoHttpServer
+from tests.support.mcp_servers.http_fixture import DemoHttpServer
 
 SUBJECT = "demo-user"
 CODE_SECONDS = 300
@@ -147,22 +145,10 @@ class OAuthDemoServer(DemoHttpServer):
         extra = ("--access-token-seconds", str(access_seconds), *(("--refuse-sign-in",) if refuse_sign_in else ()))
         super().__init__("http", extra_args=extra)
 
-    def start(self) -> OAuthDemoServer:
-        command = [sys.executable, "-m", "tests.support.mcp_servers.oauth_server", "--port", str(self.port), *self.extra_args]
-        self.process = subprocess.Popen(command, cwd=REPO, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                raise RuntimeError(f"the OAuth demo server exited with {self.process.returncode}: {err[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise TimeoutError(f"the OAuth demo server did not listen on {self.port} within {START_TIMEOUT:g} s")
+    name = "the OAuth demo server"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "tests.support.mcp_servers.oauth_server", "--port", str(self.port), *self.extra_args]
 
 
 class FakeBrowser:
