@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from desktop_copilot.core.secrets import KNOWN_KEYS, Secret
+
+HTTP_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+"""What an HTTP header name may be (RFC 9110 token characters)."""
 
 MAX_KEY_BYTES = 2560
 """Windows Credential Manager holds at most 2,560 bytes per secret; no key may be longer anywhere."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import ValidationError
 
+from desktop_copilot.core.key_values import HTTP_HEADER_NAME
 from desktop_copilot.core.atomic_file import write_atomically
 from desktop_copilot.core.mcp.server_config import SECRET_REF, SERVER_NAME, McpServerConfig, secret_entry, secret_ref
 from desktop_copilot.core.secrets import Secret
@@ -31,7 +32,6 @@ SERVERS_KEYS = ("mcpServers", "servers")
 """Claude Desktop, Cursor, Windsurf and this app write "mcpServers"; VS Code writes "servers"."""
 SECRET_PLACES: tuple[Literal["env", "headers"], ...] = ("env", "headers")
 NAME_RULE = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit (e.g. github or my-server.2)"
-HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 VARIABLE = re.compile(r"\$\{(?!keyring:)[^}]*\}")
 """A variable other apps expand (VS Code's ${input:…}, ${env:…}); this app does not."""
 TRANSPORT_SPELLINGS = {"streamable-http": "http", "streamableHttp": "http", "streamable_http": "http", "streamable": "http"}
@@ -161,7 +161,7 @@ def check_secret(where: str, key: str, value: str) -> None:
     label = "environment variable" if where == "env" else "header"
     if where == "env" and (not key or "=" in key or "\0" in key):
         raise McpConfigError(f"{key!r} cannot be an environment variable name: it must be non-empty, without '=' (e.g. API_TOKEN).")
-    if where == "headers" and not HEADER_NAME.match(key):
+    if where == "headers" and not HTTP_HEADER_NAME.match(key):
         raise McpConfigError(f"{key!r} cannot be a header name: use letters, digits and '-' (e.g. Authorization or X-Api-Key).")
     if "\0" in value or (where == "headers" and ("\r" in value or "\n" in value)):
         raise McpConfigError(f"the value of the {label} {key} contains a line break or a NUL character; give it on one line.")

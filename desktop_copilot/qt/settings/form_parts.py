@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFormLayout, QHBoxLayout, QLayout, QPushButton, QVBoxLayout, QWidget
 
+from desktop_copilot.core.key_values import HTTP_HEADER_NAME
 from desktop_copilot.qt.common.plain_label import PlainLabel
 
 LABEL_WIDTH = 110
@@ -42,3 +45,20 @@ def lay_out_dialog(dialog: QDialog, parts: list[QLayout | QWidget], cancel: QPus
         else:
             column.addWidget(part)
     column.addLayout(buttons)
+
+
+def parse_header_lines(text: str, malformed: Callable[[int], Exception],
+                       check: Callable[[str, str], None] = lambda _name, _value: None) -> dict[str, str]:
+    """`Name: value` lines (blank lines skipped); raises `malformed(line_number)` for a line that is not one, and
+    lets `check(name, value)` refuse a well-formed one, line by line."""
+    headers: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        name, colon, value = line.partition(":")
+        name, value = name.strip(), value.strip()
+        if not colon or not HTTP_HEADER_NAME.match(name) or not value:
+            raise malformed(number)
+        check(name, value)
+        headers[name] = value
+    return headers

@@ -25,12 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.mcp.config_file import HEADER_NAME
 from desktop_copilot.core.mcp.server_config import SERVER_NAME, McpServerConfig
 from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog
+from desktop_copilot.qt.settings.form_parts import parse_header_lines as form_header_lines, form_label, form_layout, lay_out_dialog
 from desktop_copilot.qt.settings.models_page import hint
 from desktop_copilot.qt.settings.providers_parts import url_problem
 from desktop_copilot.qt.settings.styles import set_kind
@@ -74,16 +73,8 @@ def parse_env(text: str) -> dict[str, str]:
 def parse_header_lines(text: str) -> dict[str, str]:
     """`Name: value` lines (blank lines skipped); ServerFormError for a malformed line. Every value goes to the
     keyring, so a header may carry a secret (unlike an endpoint's headers on the Providers page)."""
-    headers: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        name, colon, value = line.partition(":")
-        name, value = name.strip(), value.strip()
-        if not colon or not HEADER_NAME.match(name) or not value:
-            raise ServerFormError(QCoreApplication.translate("ServerForm", "Header line {number} is not “Name: value”.").format(number=number))
-        headers[name] = value
-    return headers
+    return form_header_lines(text, lambda number: ServerFormError(
+        QCoreApplication.translate("ServerForm", "Header line {number} is not “Name: value”.").format(number=number)))
 
 
 class ToolList(QWidget):

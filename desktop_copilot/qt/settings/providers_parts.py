@@ -28,7 +28,7 @@ from desktop_copilot.core.redaction import redact
 from desktop_copilot.core.secrets import KNOWN_KEYS, KeySpec
 from desktop_copilot.core.settings import CustomProvider, ModelsCache, Settings
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog
+from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog, parse_header_lines
 from desktop_copilot.qt.settings.key_field import KeyField
 from desktop_copilot.qt.settings.models_page import hint
 from desktop_copilot.qt.settings.styles import set_kind
@@ -36,7 +36,6 @@ from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie"}
 SECRET_ENDINGS = ("-key", "_key", "apikey", "-token", "_token", "-secret", "password")
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 """An HTTP header name (RFC 9110 token)."""
 WIRES = {"anthropic": QT_TRANSLATE_NOOP("ProviderRow", "Anthropic Messages API"), "chat_completions": QT_TRANSLATE_NOOP("ProviderRow",
     "Chat Completions"), "gemini": QT_TRANSLATE_NOOP("ProviderRow", "Gemini API"),
@@ -75,22 +74,16 @@ def make_id(name: str, taken: set[str]) -> str:
 def parse_headers(text: str) -> dict[str, str]:
     """`Name: value` lines (blank lines skipped); EndpointError for a malformed line or a header that carries
     a secret, which would be written to settings.json in plain text."""
-    headers: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        name, colon, value = line.partition(":")
-        name, value = name.strip(), value.strip()
-        if not colon or not _HEADER_NAME.match(name) or not value:
-            raise EndpointError(QCoreApplication.translate("EndpointForm", "Header line {number} is not “Name: value”.").format(number=number))
+    def no_secret(name: str, value: str) -> None:
         lowered = name.lower()
         if lowered in SECRET_HEADERS or lowered.endswith(SECRET_ENDINGS) or redact(value) != value:
             raise EndpointError(QCoreApplication.translate(
                 "EndpointForm", "“{name}” would carry a secret, and headers are saved in settings.json as plain text. Put the key "
                 "in the API key field instead: it is kept in the keyring and sent as “Authorization: Bearer …”.").format(name=name)
             )
-        headers[name] = value
-    return headers
+
+    return parse_header_lines(text, lambda number: EndpointError(
+        QCoreApplication.translate("EndpointForm", "Header line {number} is not “Name: value”.").format(number=number)), no_secret)
 
 
 class ProviderRow(QFrame):
