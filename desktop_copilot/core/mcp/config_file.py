@@ -7,22 +7,20 @@ import json
 import logging
 import re
 import sys
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
-from desktop_copilot.core.key_values import HTTP_HEADER_NAME
 from desktop_copilot.core.atomic_file import write_atomically
+from desktop_copilot.core.key_values import HTTP_HEADER_NAME
+from desktop_copilot.core.mcp.secret_store import KeyringSecrets, McpConfigError, McpNameError, McpSecrets, SecretStoreError
 from desktop_copilot.core.mcp.server_config import SECRET_REF, SERVER_NAME, McpServerConfig, secret_entry, secret_ref
 from desktop_copilot.core.secrets import Secret
 
 if TYPE_CHECKING:
-    from keyring.backend import KeyringBackend
 
-    from desktop_copilot.core.keyring_backends import KeyringStatus
     from desktop_copilot.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -39,18 +37,6 @@ MAX_SECRET_BYTES = 2560
 """Windows Credential Manager holds at most 2,560 bytes per entry (UTF-16 there); no secret may be longer anywhere."""
 
 
-class McpConfigError(Exception):
-    """mcp.json or a server in it cannot be used or changed; the message says what to do and never holds a secret."""
-
-
-class McpNameError(McpConfigError):
-    """A server name that is not allowed, not there, or taken (on the command line: a usage error)."""
-
-
-class SecretStoreError(McpConfigError):
-    """The keyring cannot keep, give or delete a server's secret."""
-
-
 def mcp_json_path(paths: AppPaths) -> Path:
     return paths.config_dir / FILE_NAME
 
@@ -59,101 +45,6 @@ def check_server_name(name: str) -> str:
     if not SERVER_NAME.match(name):
         raise McpNameError(f"{name!r} cannot be a server name: use {NAME_RULE}.")
     return name
-
-
-# --- the keyring -------------------------------------------------------------------------------------------
-
-
-class McpSecrets(Protocol):
-    """Where the values of `env` and `headers` live, by keyring entry name (see server_config.secret_entry)."""
-
-    def get(self, entry: str) -> str | None: ...
-
-    def set(self, entry: str, value: str) -> None: ...
-
-    def delete(self, entry: str) -> bool: ...
-
-
-class KeyringSecrets:
-    """McpSecrets in the system keyring, under the service that holds the API keys; never in memory or on disk instead.
-
-    Values are taken as they are (a header such as "Bearer abc" has spaces; an API key may not)."""
-
-    def __init__(self, backend: KeyringBackend | None = None) -> None:
-        from desktop_copilot.core.keyring_store import SERVICE
-
-        self.service = SERVICE
-        self._given = backend
-        self._opened: tuple[KeyringBackend | None, KeyringStatus] | None = None
-        self._lock = threading.Lock()
-
-    def status(self) -> KeyringStatus:
-        return self._open()[1]
-
-    def get(self, entry: str) -> str | None:
-        backend = self._backend("read")
-        try:
-            return backend.get_password(self.service, entry)
-        except Exception as exc:  # noqa: BLE001 - any backend failure becomes a reported problem
-            failure = _describe_keyring_error(exc)
-        raise SecretStoreError(f"the keyring did not give the MCP secret {entry!r}: {failure}")
-
-    def set(self, entry: str, value: str) -> None:
-        backend = self._backend("stored")
-        try:
-            backend.set_password(self.service, entry, value)
-        except Exception as exc:  # noqa: BLE001 - reported in words, without the value
-            failure = _describe_keyring_error(exc).replace(value, "…") if value else _describe_keyring_error(exc)
-        else:
-            log.info("stored the MCP secret %s in the keyring", entry)
-            return
-        raise SecretStoreError(f"the keyring did not store the MCP secret {entry!r}: {failure}")
-
-    def delete(self, entry: str) -> bool:
-        backend = self._backend("deleted")
-        try:
-            if backend.get_password(self.service, entry) is None:
-                return False
-            backend.delete_password(self.service, entry)
-        except Exception as exc:  # noqa: BLE001
-            failure = _describe_keyring_error(exc)
-        else:
-            log.info("deleted the MCP secret %s from the keyring", entry)
-            return True
-        raise SecretStoreError(f"the keyring did not delete the MCP secret {entry!r}: {failure}")
-
-    def _open(self) -> tuple[KeyringBackend | None, KeyringStatus]:
-        from desktop_copilot.core import keyring_store
-        from desktop_copilot.core.keyring_backends import KeyringStatus, open_backend
-
-        with self._lock:
-            if self._opened is None:
-                try:
-                    backend = self._given if self._given is not None else keyring_store.default_backend()
-                except Exception as exc:  # noqa: BLE001 - e.g. a bad PYTHON_KEYRING_BACKEND
-                    self._opened = None, KeyringStatus(False, "", f"the keyring could not be loaded: {_describe_keyring_error(exc)}")
-                else:
-                    self._opened = open_backend(backend, self.service)
-            return self._opened
-
-    def _backend(self, doing: str) -> KeyringBackend:
-        backend, status = self._open()
-        if backend is None:
-            raise SecretStoreError(
-                f"no keyring: secrets for MCP servers cannot be stored, read or deleted ({status.problem}). Nothing was {doing}. "
-                "Install and unlock a system keyring (GNOME Keyring, KWallet, macOS Keychain or Windows Credential Manager) "
-                "and try again."
-            )
-        return backend
-
-    def __repr__(self) -> str:
-        return f"KeyringSecrets(service={self.service!r})"
-
-
-def _describe_keyring_error(exc: BaseException) -> str:
-    from desktop_copilot.core.keyring_backends import describe_error
-
-    return describe_error(exc)
 
 
 def check_secret(where: str, key: str, value: str) -> None:

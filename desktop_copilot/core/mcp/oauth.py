@@ -51,10 +51,6 @@ def client_entry(server: str) -> str:
     return f"mcp/{server}/oauth/client"
 
 
-class NoKeyring(RuntimeError):
-    """There is no usable system keyring, so an OAuth sign-in cannot be kept."""
-
-
 class KeyringTokenStorage:
     """The SDK's TokenStorage over keyring entries "mcp/<server>/oauth/tokens" and ".../client" (JSON each)."""
 
@@ -126,26 +122,11 @@ class KeyringTokenStorage:
 
 def keyring_token_storage(server: str) -> KeyringTokenStorage:
     """Storage in the app's keyring service, in the backend the rest of the app uses and only if the app accepts it
-    (never keyring's plain-file or null backends): NoKeyring otherwise."""
-    from desktop_copilot.core import keyring_store
-    from desktop_copilot.core.keyring_backends import open_backend
+    (never keyring's plain-file or null backends): SecretStoreError, saying so, at the first use otherwise."""
+    from desktop_copilot.core.mcp.secret_store import KeyringSecrets
 
-    opened: list[Any] = []
-
-    def backend() -> Any:
-        if not opened:
-            found, status = open_backend(keyring_store.default_backend(), keyring_store.SERVICE)
-            if found is None:
-                raise NoKeyring(f"no keyring to keep the sign-in in ({status.problem})")
-            opened.append(found)
-        return opened[0]
-
-    return KeyringTokenStorage(
-        server,
-        lambda entry: backend().get_password(keyring_store.SERVICE, entry),
-        lambda entry, value: backend().set_password(keyring_store.SERVICE, entry, value),
-        lambda entry: backend().delete_password(keyring_store.SERVICE, entry),
-    )
+    secrets = KeyringSecrets()
+    return KeyringTokenStorage(server, secrets.get, secrets.set, secrets.delete)
 
 
 class LoopbackCallback:
