@@ -235,10 +235,12 @@ async def _ask(args: argparse.Namespace) -> int:
 def mcp_problems(runtime) -> list[str]:
     """What to tell the user about configured MCP servers whose tools this run goes without."""
     problems = [runtime.mcp_config.problem] if runtime.mcp_config is not None and runtime.mcp_config.problem else []
+    from desktop_copilot.core.mcp.manager import ServerState
+
     for status in runtime.mcp.statuses():
-        if status.state.value == "failed":
+        if status.state is ServerState.FAILED:
             problems.append(f"the MCP server {status.name!r} is not available, so its tools are not offered: {status.last_error}")
-        elif status.state.value == "starting":
+        elif status.state is ServerState.STARTING:
             problems.append(f"the MCP server {status.name!r} did not start within {MCP_START_TIMEOUT:g} s; its tools are not offered")
     return problems
 
