@@ -19,7 +19,6 @@ from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.approval.hook import ApprovalHook
 from desktop_copilot.core.config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
-from desktop_copilot.core.tools.builtin import builtin_registry
 from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ class Runtime:
         self.paths = paths
         self.config = config
         self.keys = keys or KeyLookup([EnvironmentKeys()])
-        self.registry = registry or builtin_registry()
+        self._registry = registry
         self.switched_off_tools: set[str] = set()
         self.warnings: list[str] = []
         """Problems to tell the user about (e.g. no usable keyring), without secrets."""
@@ -89,6 +88,15 @@ class Runtime:
         self._providers: dict[str, tuple[tuple, Provider]] = {}
         """Provider id -> (what it was built for: key and URL, the provider), rebuilt when either changes."""
         self._retired_providers: list[Provider] = []
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """Every tool: the built-ins (their modules imported at first use, after the window shows) and the MCP servers'."""
+        if self._registry is None:
+            from desktop_copilot.core.tools.builtin import builtin_registry
+
+            self._registry = builtin_registry()
+        return self._registry
 
     def providers(self) -> dict[str, ProviderSpec]:
         """Every provider by id: the built-in ones, then the endpoints the user added in Settings."""
