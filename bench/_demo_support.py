@@ -31,13 +31,14 @@ def show_at(window, options: argparse.Namespace) -> None:
 def seeded_window(home_prefix: str, seed: Callable[[Any], Any]):
     """(window, loop, store, what `seed(store)` returned), the window not shown yet."""
     os.environ["DESKTOP_COPILOT_HOME"] = tempfile.mkdtemp(prefix=home_prefix)
-    from desktop_copilot.app.gui import create_application, create_main_window
+    from desktop_copilot.app.gui import create_application
+    from desktop_copilot.app.window_setup import create_event_loop, create_main_window
     from desktop_copilot.core.config import AppConfig
     from desktop_copilot.core.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.storage.store import Store
 
-    _app, loop = create_application([])
+    loop = create_event_loop(create_application([]))
     paths = AppPaths.resolve().ensure()
     store = Store(paths.database)
     seeded = seed(store)
@@ -47,7 +48,7 @@ def seeded_window(home_prefix: str, seed: Callable[[Any], Any]):
 
 def run_demo(window, loop, store) -> int:
     """Run until the demo's steps close the window, then release the store and the loop."""
-    from desktop_copilot.app.gui import run_until_closed
+    from desktop_copilot.app.window_setup import run_until_closed
 
     try:
         run_until_closed(window, loop)

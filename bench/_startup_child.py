@@ -96,12 +96,27 @@ def main() -> None:
         """On the first Paint of a QMainWindow, wait for the rest of that paint pass, record, then wait and idle."""
 
         seen = False
+        complete = False
 
         def eventFilter(self, watched, event) -> bool:  # Qt's name
             if not self.seen and event.type() == QEvent.Type.Paint and isinstance(watched, QMainWindow):
                 self.seen = True
                 QTimer.singleShot(0, lambda: self.first_frame(watched))
+            elif (self.seen and not self.complete and event.type() == QEvent.Type.Paint and mode != "bare"
+                  and "prompt" in (watched.objectName(), watched.parent() and watched.parent().objectName())):
+                # the composer's text field painted: the working window is on screen and takes typing
+                self.complete = True
+                QTimer.singleShot(0, self.window_complete)
             return False
+
+        def window_complete(self) -> None:
+            result.update(complete_s=time.time() - started, cpu_complete_s=time.process_time(),
+                          peak_rss_complete_mb=proc_status("self", "VmHWM"))
+            if self.waiting_for_complete:
+                self.waiting_for_complete = False
+                self.after_complete()
+
+        waiting_for_complete = False
 
         def first_frame(self, window) -> None:
             result.update(
@@ -109,14 +124,22 @@ def main() -> None:
                 anthropic_imported="anthropic" in sys.modules,
                 threads_at_frame=len(os.listdir("/proc/self/task")), mcp_sdk_at_frame="mcp" in sys.modules,
             )
+            self.window = window
             if mode != "bare":
                 import desktop_copilot
 
                 result["package"] = desktop_copilot.__file__  # the parent checks which checkout ran
+                if not self.complete:
+                    self.waiting_for_complete = True  # the rest is built after this frame: wait for it
+                    return
+            self.after_complete()
+
+        def after_complete(self) -> None:
+            window = self.window
             if idle_s <= 0:
                 finish(window)
                 return
-            self.window, self.deadline = window, time.monotonic() + READY_TIMEOUT_S
+            self.deadline = time.monotonic() + READY_TIMEOUT_S
             self.wait_ready()
 
         def wait_ready(self) -> None:

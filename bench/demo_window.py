@@ -140,13 +140,15 @@ def main() -> int:
         "TAVILY_API_KEY": "tvly-demo", "TAVILY_BASE_URL": server.url,
         "DESKTOP_COPILOT_HOME": os.environ.get("DESKTOP_COPILOT_HOME") or tempfile.mkdtemp(prefix="dc-demo-"),
     })
-    from desktop_copilot.app.gui import create_application, create_main_window, run_until_closed
+    from desktop_copilot.app.gui import create_application
+    from desktop_copilot.app.window_setup import create_event_loop, create_main_window, run_until_closed
     from desktop_copilot.core.config import AppConfig
     from desktop_copilot.core.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.storage.store import Store
 
-    app, loop = create_application([])
+    app = create_application([])
+    loop = create_event_loop(app)
     paths = AppPaths.resolve().ensure()
     store = Store(paths.database)
     window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_copilot.core.secrets import KNOWN_KEYS
+
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = Path(__file__).with_name("_startup_child.py")
 DEMO_SERVER = Path("tests/support/mcp_servers/demo_server.py")
@@ -78,7 +80,11 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
     parser.add_argument("--before", type=Path, help="another checkout (e.g. an export of an older commit) to run side by side")
     parser.add_argument("--python", default=sys.executable, help="the interpreter for every child (default: this one)")
+    parser.add_argument("--json", type=Path, help="also write the suite's rows (figures, references, ratios, targets) here")
+    parser.add_argument("--quick", action="store_true", help="3 launches of each kind, 4 s idle")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.idle = min(args.repeat, 3), min(args.idle, 4.0)
     root = args.root.resolve()
     demo_server = root / DEMO_SERVER
     if args.mcp_servers and (not demo_server.exists() or args.idle <= 0):
@@ -94,7 +100,8 @@ def main() -> None:
             modes.append(Mode("before+mcp.json", "copilot", args.before.resolve(), args.mcp_servers, 0))
     with tempfile.TemporaryDirectory(prefix="bench-home-") as tmp:
         base_env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TAVILY_", "DESKTOP_COPILOT_", "PYTHON"))}
-        base_env.update(QT_QPA_PLATFORM="offscreen", ANTHROPIC_API_KEY="sk-ant-bench-fake", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+        base_env.update(QT_QPA_PLATFORM="offscreen", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+        base_env.update({spec.env_var: f"bench-fake-{spec.name}" for spec in KNOWN_KEYS.values()})  # every provider configured
         envs = {}
         for mode in modes:  # a home per mode: checkouts may keep different database schemas
             home = Path(tmp) / mode.label
@@ -116,21 +123,22 @@ def report(args: argparse.Namespace, modes: list[Mode], results: dict[str, list[
           f"load average {'/'.join(f'{x:.2f}' for x in os.getloadavg())}; idle {args.idle:g} s; python {args.python}")
     for mode in modes:
         print(f"  {mode.label:<16} {mode.kind:<8} {mode.root}" + (f"  mcp.json: {mode.configured} servers, {mode.expect_ready} must be ready" if mode.configured else ""))
-    keys = ("shown_s", "cpu_s", "peak_rss_mb", "ready_s", "idle_rss_mb", "idle_pss_mb", "idle_cpu_ms", "tail_cpu_pct", "peak_rss_end_mb",
+    keys = ("shown_s", "cpu_s", "peak_rss_mb", "complete_s", "cpu_complete_s", "ready_s", "idle_rss_mb", "idle_pss_mb", "idle_cpu_ms", "tail_cpu_pct", "peak_rss_end_mb",
             "children_rss_mb", "children_pss_mb", "threads")
     medians = {label: {key: median(runs, key) for key in keys} for label, runs in results.items()}
     bare = medians["bare"]
     print()
-    print("| mode | first frame, median (min–max) | / bare | CPU to frame | peak RSS at frame | servers ready after | "
+    print("| mode | first frame, median (min–max) | / bare | CPU to frame | peak RSS at frame | window complete (/ bare) | servers ready after | "
           "idle RSS (app) | idle PSS (app) | app CPU in the idle window (last 2 s) | MCP child processes: count, RSS sum (PSS sum) | app + children RSS |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for mode in modes:
         runs, m = results[mode.label], medians[mode.label]
         shown = [r["shown_s"] * 1e3 for r in runs]
         children = statistics.median(len(r.get("children", ())) for r in runs)
         ready = f"{m['ready_s'] * 1e3:.0f} ms" if m["ready_s"] == m["ready_s"] else "–"
+        complete = f"{m['complete_s'] * 1e3:.0f} ms ({m['complete_s'] / bare['shown_s']:.2f}x)" if m["complete_s"] == m["complete_s"] else "–"
         print(f"| {mode.label} | {m['shown_s'] * 1e3:.0f} ms ({min(shown):.0f}–{max(shown):.0f}) | {m['shown_s'] / bare['shown_s']:.2f}x | "
-              f"{m['cpu_s'] * 1e3:.0f} ms | {m['peak_rss_mb']:.1f} MB | {ready} | {m['idle_rss_mb']:.1f} MB | {m['idle_pss_mb']:.1f} MB | "
+              f"{m['cpu_s'] * 1e3:.0f} ms | {m['peak_rss_mb']:.1f} MB | {complete} | {ready} | {m['idle_rss_mb']:.1f} MB | {m['idle_pss_mb']:.1f} MB | "
               f"{m['idle_cpu_ms']:.0f} ms / {args.idle:g} s ({m['tail_cpu_pct']:.1f} %) | {children:.0f}, {m['children_rss_mb']:.1f} MB ({m['children_pss_mb']:.1f} MB) | "
               f"{m['idle_rss_mb'] + m['children_rss_mb']:.1f} MB |")
     print()
@@ -161,6 +169,38 @@ def report(args: argparse.Namespace, modes: list[Mode], results: dict[str, list[
                   f"{at_idle['anthropic']}/{len(runs)} (mcp in {at_idle['mcp']}/{len(runs)}); peak RSS by the end "
                   f"{medians[mode.label]['peak_rss_end_mb']:.1f} MB; {medians[mode.label]['threads']:.0f} threads")
     print(json.dumps({"medians": medians, "runs": results}))
+    if args.json:
+        args.json.write_text(json.dumps(suite_rows(args, medians), indent=2))
+
+
+def suite_rows(args: argparse.Namespace, medians: dict[str, dict]) -> list[dict]:
+    """The suite's rows (bench/suite.py): first frame against the bare window, idle RSS with every provider and the
+    MCP servers configured."""
+    bare, app = medians["bare"], medians.get("after") or medians["copilot"]
+    rows = [
+        row("process start -> first painted window", app["shown_s"] * 1e3, "ms", "bare PySide6 window", bare["shown_s"] * 1e3, "<= 1.5x"),
+        row("process start -> window complete (composer painted)", app["complete_s"] * 1e3, "ms", "bare PySide6 window",
+            bare["shown_s"] * 1e3, "(no target)"),
+        row("idle RSS after start, every provider configured, no MCP server", app["idle_rss_mb"], "MB", "bare PySide6 window",
+            bare["idle_rss_mb"], "(no target)"),
+    ]
+    with_mcp = medians.get(f"after+{args.mcp_servers}mcp") or medians.get(f"copilot+{args.mcp_servers}mcp")
+    if with_mcp:
+        rows.append(row(f"idle RSS after start, every provider and {args.mcp_servers} MCP servers configured (servers ready)",
+                        with_mcp["idle_rss_mb"], "MB", "bare PySide6 window", bare["idle_rss_mb"], "<= 100 MB"))
+    return rows
+
+
+def row(measure: str, value: float, unit: str, reference: str, reference_value: float, target: str) -> dict:
+    ratio = value / reference_value if reference_value else None
+    if target.endswith("x"):
+        met = ratio is not None and ratio <= float(target.split()[-1][:-1])
+    elif target.startswith("<="):
+        met = value <= float(target.split()[1])
+    else:
+        met = True
+    return {"measure": measure, "value": round(value, 1), "unit": unit, "reference": reference,
+            "reference_value": round(reference_value, 1), "ratio": round(ratio, 2) if ratio else None, "target": target, "met": met}
 
 
 if __name__ == "__main__":

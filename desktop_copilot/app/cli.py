@@ -41,6 +41,8 @@ def _accept_debug_anywhere(commands: argparse._SubParsersAction) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if all(arg == DEBUG_FLAG for arg in argv):  # the window: no command parser to build (it imports every command)
+        return _open_window(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     from desktop_copilot.core.logs import configure_logging, level_from, log_shutdown, log_startup
@@ -48,9 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     configure_logging(AppPaths.resolve(), level_from(args.debug))
     if args.command is None:
-        from desktop_copilot.app.gui import main as gui_main
-
-        return gui_main([arg for arg in argv if arg != DEBUG_FLAG])
+        return _open_window(argv)
     log_startup(args.command)
     code = None
     try:
@@ -61,3 +61,12 @@ def main(argv: list[str] | None = None) -> int:
         raise  # and Python prints it, as before
     finally:
         log_shutdown(args.command, code)
+
+
+def _open_window(argv: list[str]) -> int:
+    from desktop_copilot.app.gui import main as gui_main
+    from desktop_copilot.core.logs import configure_logging, level_from
+    from desktop_copilot.core.paths import AppPaths
+
+    configure_logging(AppPaths.resolve(), level_from(DEBUG_FLAG in argv))
+    return gui_main([arg for arg in argv if arg != DEBUG_FLAG])

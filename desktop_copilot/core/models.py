@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from desktop_copilot.core.statuses import MessageStatus, Role, ToolCallStatus  # defined without pydantic; imported from here too
+
 
 
 def new_id(prefix: str) -> str:
@@ -19,32 +21,6 @@ def new_id(prefix: str) -> str:
 def now() -> float:
     """Wall-clock seconds since the epoch (what we store and show)."""
     return time.time()
-
-
-class ToolCallStatus(StrEnum):
-    PENDING = "pending"
-    AWAITING_APPROVAL = "awaiting_approval"
-    RUNNING = "running"
-    DONE = "done"
-    ERROR = "error"
-    CANCELLED = "cancelled"
-
-    @property
-    def finished(self) -> bool:
-        return self in (ToolCallStatus.DONE, ToolCallStatus.ERROR, ToolCallStatus.CANCELLED)
-
-
-class MessageStatus(StrEnum):
-    CREATED = "created"
-    STREAMING = "streaming"
-    COMPLETED = "completed"
-    STOPPED = "stopped"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
-
-    @property
-    def finished(self) -> bool:
-        return self not in (MessageStatus.CREATED, MessageStatus.STREAMING)
 
 
 class _Block(BaseModel):
@@ -188,11 +164,6 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     """Output tokens spent on thinking, where the provider counts them apart (included in output_tokens)."""
-
-
-class Role(StrEnum):
-    USER = "user"
-    ASSISTANT = "assistant"
 
 
 class Message(BaseModel):

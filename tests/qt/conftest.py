@@ -79,7 +79,7 @@ def loopback_env(loopback, monkeypatch):
 @pytest.fixture
 def make_window(qtbot, qasync_loop):
     """Builds the real main window on a fresh store; closes runs and HTTP clients afterwards."""
-    from desktop_copilot.app.gui import create_main_window
+    from desktop_copilot.app.window_setup import create_main_window
 
     made = []
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -12,36 +11,10 @@ from pydantic import BaseModel, ValidationError
 
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.secrets import KeyLookup, Secret
+from desktop_copilot.core.tools.risk import Risk
 
 if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up
     import httpx
-
-
-class Risk(StrEnum):
-    """What running a tool may do. Only READ_ONLY runs without asking; the others ask unless a grant covers them."""
-
-    READ_ONLY = "read_only"
-    OPEN_WORLD = "open_world"
-    """Reaches outside the machine (fetches a web page, calls a remote service)."""
-    WRITES = "writes"
-    """Changes something the user owns, in a way that can be seen and undone (writes a workspace file)."""
-    DESTRUCTIVE = "destructive"
-    UNKNOWN = "unknown"
-    """Declared nothing (an MCP tool without annotations): treated as side-effecting."""
-
-    @property
-    def needs_approval(self) -> bool:
-        return self is not Risk.READ_ONLY
-
-    @property
-    def label(self) -> str:
-        return {
-            Risk.READ_ONLY: "Read-only",
-            Risk.OPEN_WORLD: "Reaches the internet",
-            Risk.WRITES: "Changes files",
-            Risk.DESTRUCTIVE: "Destructive",
-            Risk.UNKNOWN: "Undeclared effects",
-        }[self]
 
 
 @dataclass(frozen=True, slots=True)

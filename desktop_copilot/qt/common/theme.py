@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, fields
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
-from desktop_copilot.core.models import ToolCallStatus
-from desktop_copilot.core.tools.base import Risk
+from desktop_copilot.core.statuses import ToolCallStatus
+from desktop_copilot.core.tools.risk import Risk
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +166,9 @@ def color_names() -> list[str]:
     """The names of every colour a theme defines (the `#rrggbb` fields)."""
     return [item.name for item in fields(Theme) if isinstance(item.default, str) and item.default.startswith("#")]
 
+
+SIDEBAR_WIDTH = 280
+"""The conversation list's width until the user drags it (the window's first frame and its splitter)."""
 
 LIGHT_THEME = Theme()
 DARK_THEME = Theme(

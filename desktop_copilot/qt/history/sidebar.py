@@ -20,8 +20,6 @@ from desktop_copilot.qt.history.search_results import SearchResultDelegate, Sear
 from desktop_copilot.qt.history.sidebar_style import painted_icon, sidebar_style_sheet
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 
-SIDEBAR_WIDTH = 280
-
 
 class SearchField(QLineEdit):
     """Escape clears the query; Down moves into the results; Return opens the first result."""

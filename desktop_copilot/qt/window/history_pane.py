@@ -7,11 +7,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from desktop_copilot.qt.common.theme import Theme
+from desktop_copilot.qt.common.theme import SIDEBAR_WIDTH, Theme
 from desktop_copilot.qt.common.theme_switch import current_theme, themed_style_sheet
 from desktop_copilot.qt.history.controller import HistoryController
 from desktop_copilot.qt.history.file_actions import install_file_menu
-from desktop_copilot.qt.history.sidebar import SIDEBAR_WIDTH
 
 SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+K")
 

@@ -7,30 +7,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import Settings, SettingsError, SettingsFile
-from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel
-from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.common.theme import DEFAULT_THEME, SIDEBAR_WIDTH
 from desktop_copilot.qt.common.theme_switch import current_theme
-from desktop_copilot.qt.transcript.view import TranscriptView
-from desktop_copilot.qt.window.composer import Composer
-from desktop_copilot.qt.window.error_banner import ErrorBanner
-from desktop_copilot.qt.window.history_pane import install_history_pane
-from desktop_copilot.qt.window.menus import install_menus
-from desktop_copilot.qt.window.model_picker import ModelPicker
-from desktop_copilot.qt.window.model_popup import key_page
-from desktop_copilot.qt.window.recovery import RecoveryBar
-from desktop_copilot.qt.window.reply_actions import ReplyActions
+from desktop_copilot.qt.window.startup_frame import StartupFrame
 from desktop_copilot.qt.window.styles import window_style_sheet
-from desktop_copilot.qt.window.system_prompt import new_chat_menu, open_system_prompt
-from desktop_copilot.qt.window.usage_display import format_usage, session_totals, usage_tooltip
-from desktop_copilot.qt.window.version_switcher import VersionSwitcher
+
+if TYPE_CHECKING:  # the window's parts load in attach(), after the first frame (app/gui.py)
+    from desktop_copilot.core.first_frame_settings import FirstFrameSettings
+    from desktop_copilot.core.runtime import Runtime
+    from desktop_copilot.core.settings import Settings
+    from desktop_copilot.qt.bridge.controller import ChatController
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
 
@@ -58,6 +51,8 @@ def show_in_file_manager(folder: Path) -> bool:
 
 def stored_settings(runtime: Runtime) -> Settings:
     """The settings the window state is read from: the runtime's, or settings.json for a runtime built without them."""
+    from desktop_copilot.core.settings import SettingsFile
+
     if runtime.settings is not None:
         return runtime.settings
     return SettingsFile(runtime.paths.settings_file).load()
@@ -71,14 +66,39 @@ class MainWindow(QMainWindow):
     open_folder: Callable[[Path], bool] = staticmethod(show_in_file_manager)
     """How Help ▸ Open log folder shows the folder; tests put a recorder here."""
 
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    def __init__(self, controller: ChatController | None = None, parent: QWidget | None = None,
+                 first_frame: FirstFrameSettings | None = None) -> None:
+        """With a controller, the whole window. Without one, only its frame (`first_frame`'s size and place, the
+        theme, a `StartupFrame`), which shows at once; `attach(controller)` builds the rest in place."""
         super().__init__(parent)
-        self.controller = controller
-        controller.setParent(self)
-        controller.dialog_parent = self
+        self.controller: ChatController | None = None
         self.setWindowTitle("Desktop Copilot")  # i18n: not translated
         self.resize(1100, 820)
         self.setStyleSheet(window_style_sheet(current_theme()))
+        self._geometry_restored = False
+        if first_frame is not None:
+            self._restore_geometry(first_frame.window_geometry)
+            sidebar = first_frame.window_splitter_sizes[0] if len(first_frame.window_splitter_sizes) == 2 else SIDEBAR_WIDTH
+            self.setCentralWidget(StartupFrame(sidebar if first_frame.sidebar_visible else 0))
+        if controller is not None:
+            self.attach(controller)
+
+    def attach(self, controller: ChatController) -> None:
+        """Builds the window's parts around `controller` (replacing the startup frame) and restores its last state."""
+        from desktop_copilot.qt.transcript.view import TranscriptView
+        from desktop_copilot.qt.window.composer import Composer
+        from desktop_copilot.qt.window.error_banner import ErrorBanner
+        from desktop_copilot.qt.window.history_pane import install_history_pane
+        from desktop_copilot.qt.window.menus import install_menus
+        from desktop_copilot.qt.window.model_picker import ModelPicker
+        from desktop_copilot.qt.window.recovery import RecoveryBar
+        from desktop_copilot.qt.window.reply_actions import ReplyActions
+        from desktop_copilot.qt.window.system_prompt import new_chat_menu
+        from desktop_copilot.qt.window.version_switcher import VersionSwitcher
+
+        self.controller = controller
+        controller.setParent(self)
+        controller.dialog_parent = self
         self.title_label = ElidedLabel(objectName="conversationTitle")
         self.model_picker = ModelPicker(controller)  # "Provider · model"; opens the list of models
         self.model_label = self.model_picker.model_label
@@ -118,7 +138,7 @@ class MainWindow(QMainWindow):
         header_row.addWidget(self.usage_label, 0)
         prompt_button = QToolButton(objectName="systemPromptButton", text=self.tr("System prompt"))
         prompt_button.setToolTip(self.tr("See and edit this conversation's system prompt"))
-        prompt_button.clicked.connect(lambda: open_system_prompt(self))
+        prompt_button.clicked.connect(self._open_system_prompt)
         header_row.addWidget(prompt_button, 0)
         header_row.addWidget(self.model_picker, 0)
         bottom = QWidget(objectName="bottomArea")
@@ -142,6 +162,11 @@ class MainWindow(QMainWindow):
         column.addWidget(self.view, 1)
         column.addWidget(bottom)
         self.setCentralWidget(central)
+
+    def _open_system_prompt(self) -> None:
+        from desktop_copilot.qt.window.system_prompt import open_system_prompt
+
+        open_system_prompt(self)
 
     def _connect(self) -> None:
         controller = self.controller
@@ -198,12 +223,17 @@ class MainWindow(QMainWindow):
     def restore_window_state(self) -> None:
         """Size and place, the list's width and whether it shows, as the window last closed."""
         settings = stored_settings(self.controller.session.runtime)
-        if settings.window_geometry:
-            self.restoreGeometry(QByteArray.fromBase64(settings.window_geometry.encode("ascii")))
+        if not self._geometry_restored:
+            self._restore_geometry(settings.window_geometry)
         if len(settings.window_splitter_sizes) == 2 and settings.window_splitter_sizes[1] > 0:
             self.splitter.setSizes(settings.window_splitter_sizes)
         self._hidden_splitter_sizes = settings.window_splitter_sizes or self.splitter.sizes()
         self.history.sidebar.setVisible(settings.sidebar_visible)
+
+    def _restore_geometry(self, geometry: str | None) -> None:
+        if geometry:
+            self.restoreGeometry(QByteArray.fromBase64(geometry.encode("ascii")))
+            self._geometry_restored = True
 
     def window_state(self) -> dict:
         """The Settings fields the window keeps: geometry, splitter sizes, whether the list shows, the open conversation."""
@@ -214,6 +244,8 @@ class MainWindow(QMainWindow):
 
     def save_window_state(self) -> bool:
         """Writes the window state to settings.json (the other settings as they are); False when it could not be saved."""
+        from desktop_copilot.core.settings import Settings, SettingsError, SettingsFile
+
         runtime = self.controller.session.runtime
         settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)
         current = runtime.settings if runtime.settings is not None else settings_file.load()
@@ -243,6 +275,7 @@ class MainWindow(QMainWindow):
     def open_key_settings(self, provider_id: str) -> None:
         """Settings on the page that holds `provider_id`'s key; the header follows what is applied there."""
         from desktop_copilot.qt.settings.entry import open_settings
+        from desktop_copilot.qt.window.model_popup import key_page
 
         try:
             dialog = open_settings(self, key_page(provider_id))
@@ -296,19 +329,22 @@ class MainWindow(QMainWindow):
 
     def refresh_usage(self) -> None:
         """The conversation's tokens and cost (each reply at its model's price); every kind in the tooltip."""
+        from desktop_copilot.qt.window.usage_display import format_usage, session_totals, usage_tooltip
+
         totals = session_totals(self.controller.session)
         self.usage_label.setText(format_usage(totals))
         self.usage_label.setToolTip(usage_tooltip(totals))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt name
-        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.controller is not None:
             self.refresh_header()  # back from the settings dialog: the default provider may have changed
             self.refresh_usage()  # ... or the prices
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
-        self.controller.stop()
-        self.save_window_state()
+        if self.controller is not None:  # closed during its first frame: nothing to stop or keep yet
+            self.controller.stop()
+            self.save_window_state()
         super().closeEvent(event)
         self.sig_closed.emit()
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QTimer, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from qasync import asyncSlot
 
-from desktop_copilot.app.gui import install_error_reporting
+from desktop_copilot.app.window_setup import install_error_reporting
 from tests.qt.conftest import make_window, qasync_loop  # noqa: F401 - fixtures are used by name
 from tests.support.log_support import logging_to_profile, read_log
 

@@ -137,7 +137,6 @@ def test_gui_main_shows_the_window_before_importing_the_sdk_and_exits_cleanly(tm
         from PySide6.QtWidgets import QApplication
         app = QApplication(["desktop-copilot"])
         from desktop_copilot.app import gui
-        gui.WARM_IMPORT_DELAY_MS = 600_000
         seen = {}
         def check():
             windows = [w for w in app.topLevelWidgets() if isinstance(w, gui.MainWindow) and w.isVisible()]

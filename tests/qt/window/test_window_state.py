@@ -27,7 +27,7 @@ def saved() -> dict:
 @pytest.fixture
 def start(qtbot, qasync_loop):
     """Starts the window as the app does (create_main_window, then shown), without the test size make_window sets."""
-    from desktop_copilot.app.gui import create_main_window
+    from desktop_copilot.app.window_setup import create_main_window
 
     made = []
 
