@@ -1,5 +1,6 @@
-"""Child of startup.py: shows a bare QMainWindow or the real app, measures the first painted frame, optionally waits
-for the MCP servers and sits idle, then prints one JSON line and exits.
+"""Child of startup.py: shows a bare QMainWindow or the real app, measures the first painted frame and the complete
+window, sits idle and measures memory; then (the app) types one character into the composer, waits until the provider's
+SDK is imported and the MCP servers are ready, and measures again. Prints one JSON line and exits.
 
 Run: _startup_child.py bare|copilot STARTED_EPOCH [IDLE_S] [EXPECTED_MCP_SERVERS]
 """
@@ -72,6 +73,14 @@ def mcp_statuses(runtime) -> list[dict] | None:
     return [{"name": s.name, "state": str(s.state), "tools": len(s.tools), "last_error": s.last_error} for s in manager.statuses()]
 
 
+def children_of(prefix: str) -> dict:
+    """This process's descendants (the MCP servers) with their RSS and PSS, under keys starting with `prefix`."""
+    children = [{"pid": pid, "cmd": cmdline(pid)[-120:], "rss_mb": proc_status(pid, "VmRSS"), "pss_mb": pss_mb(pid)}
+                for pid in descendants(os.getpid())]
+    return {f"{prefix}children": children, f"{prefix}children_rss_mb": sum(c["rss_mb"] for c in children),
+            f"{prefix}children_pss_mb": sum(c["pss_mb"] for c in children)}
+
+
 def main() -> None:
     mode, started = sys.argv[1], float(sys.argv[2])
     idle_s = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
@@ -135,28 +144,9 @@ def main() -> None:
             self.after_complete()
 
         def after_complete(self) -> None:
-            window = self.window
             if idle_s <= 0:
-                finish(window)
+                finish(self.window)
                 return
-            self.deadline = time.monotonic() + READY_TIMEOUT_S
-            self.wait_ready()
-
-        def wait_ready(self) -> None:
-            window = self.window
-            statuses = mcp_statuses(window.controller.session.runtime) if mode != "bare" else None
-            result["mcp"] = statuses
-            states = [s["state"] for s in statuses or ()]
-            if expected_servers:
-                if states.count("ready") == expected_servers:
-                    result["ready_s"] = time.time() - started
-                elif "failed" in states or len(states) > expected_servers or time.monotonic() > self.deadline:
-                    result["error"] = f"expected {expected_servers} MCP servers ready, got {statuses}"
-                    finish(window, exit_code=3)
-                    return
-                else:
-                    QTimer.singleShot(POLL_MS, self.wait_ready)
-                    return
             self.idle_cpu_from = time.process_time()
             tail_s = min(IDLE_TAIL_S, idle_s / 2)
             QTimer.singleShot(int((idle_s - tail_s) * 1000), self.mark_tail)
@@ -166,27 +156,50 @@ def main() -> None:
             self.tail_from = (time.monotonic(), time.process_time())
 
         def measure_idle(self) -> None:
-            window = self.window
             result["idle_cpu_ms"] = (time.process_time() - self.idle_cpu_from) * 1e3
             wall, cpu = self.tail_from
             result["tail_cpu_pct"] = (time.process_time() - cpu) / (time.monotonic() - wall) * 100  # the app truly idle?
             result["imported_at_idle"] = [name for name in ("anthropic", "mcp") if name in sys.modules]
-            result["idle_rss_mb"] = proc_status("self", "VmRSS")
-            result["idle_pss_mb"] = pss_mb("self")
-            result["peak_rss_end_mb"] = proc_status("self", "VmHWM")
-            children = descendants(os.getpid())
-            result["children"] = [{"pid": pid, "cmd": cmdline(pid)[-120:], "rss_mb": proc_status(pid, "VmRSS"), "pss_mb": pss_mb(pid)}
-                                  for pid in children]
-            result["children_rss_mb"] = sum(c["rss_mb"] for c in result["children"])
-            result["children_pss_mb"] = sum(c["pss_mb"] for c in result["children"])
-            result["threads"] = len(os.listdir("/proc/self/task"))
-            if mode != "bare":
-                result["mcp"] = mcp_statuses(window.controller.session.runtime)  # still ready after the idle time?
-                states = [s["state"] for s in result["mcp"] or ()]
-                if expected_servers and states.count("ready") != expected_servers:
-                    result["error"] = f"MCP servers no longer all ready after {idle_s} s idle: {result['mcp']}"
-                    finish(window, exit_code=3)
-                    return
+            result.update(idle_rss_mb=proc_status("self", "VmRSS"), idle_pss_mb=pss_mb("self"), peak_rss_end_mb=proc_status("self", "VmHWM"),
+                          threads=len(os.listdir("/proc/self/task")))
+            result.update(children_of("idle_"))
+            if mode == "bare":
+                finish(self.window)
+                return
+            # In use: one character typed into the composer (the app then warms the provider's SDK and starts the MCP servers)
+            self.window.composer.edit.insertPlainText("H")
+            self.deadline = time.monotonic() + READY_TIMEOUT_S
+            self.use_from = time.time()
+            self.wait_in_use()
+
+        def wait_in_use(self) -> None:
+            import threading
+
+            window = self.window
+            statuses = mcp_statuses(window.controller.session.runtime)
+            result["mcp"] = statuses
+            states = [s["state"] for s in statuses or ()]
+            servers_ready = states.count("ready") == expected_servers
+            sdk_ready = "anthropic" in sys.modules and not any(t.name == "warm-imports" for t in threading.enumerate())
+            if servers_ready and sdk_ready:
+                result["ready_s"] = time.time() - self.use_from
+                QTimer.singleShot(int(IDLE_TAIL_S * 1000), self.measure_in_use)
+            elif "failed" in states or len(states) > expected_servers or time.monotonic() > self.deadline:
+                result["error"] = f"expected {expected_servers} MCP servers ready and the SDK imported, got {statuses}, sdk {sdk_ready}"
+                finish(window, exit_code=3)
+            else:
+                QTimer.singleShot(POLL_MS, self.wait_in_use)
+
+        def measure_in_use(self) -> None:
+            window = self.window
+            result.update(use_rss_mb=proc_status("self", "VmRSS"), use_pss_mb=pss_mb("self"), use_threads=len(os.listdir("/proc/self/task")))
+            result.update(children_of(""))
+            result["mcp"] = mcp_statuses(window.controller.session.runtime)  # still ready?
+            states = [s["state"] for s in result["mcp"] or ()]
+            if states.count("ready") != expected_servers:
+                result["error"] = f"MCP servers no longer all ready: {result['mcp']}"
+                finish(window, exit_code=3)
+                return
             finish(window)
 
     first_frame = FirstFrame()

@@ -14,10 +14,10 @@ import sys
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
+from desktop_copilot.core.bootstrap import build_runtime, open_store
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.logs import install_crash_logging, unexpected_error_text
 from desktop_copilot.core.models import Conversation
@@ -25,7 +25,7 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.theme_switch import ThemeSwitch
-from desktop_copilot.qt.settings.entry import start_startup_notices
+from desktop_copilot.qt.settings.entry import start_mcp_servers, start_startup_notices
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from desktop_copilot.qt.window.main_window import MainWindow, stored_settings
 
@@ -60,10 +60,6 @@ def conversation_to_reopen(runtime: Runtime, store: Store) -> str | None:
     return store.latest_conversation_id()
 
 
-MCP_START_DELAY_MS = 300
-"""The MCP servers start this long after the window shows, so their thread's SDK import (about 2 s of CPU) does not
-compete with the first paint."""
-
 PROVIDER_MODULES = {"anthropic": "anthropic", "chat_completions": "openai", "gemini": "httpx", "ollama": "httpx"}
 """What a provider of each wire format imports on its first request (its SDK, or httpx)."""
 
@@ -88,28 +84,21 @@ def warm_provider_import(controller: ChatController) -> None:
     threading.Thread(target=run, name="warm-imports", daemon=True).start()
 
 
-def warm_on_first_edit(window: MainWindow) -> None:
-    """Warms the provider's SDK at the composer's first change, and again whenever another model is picked."""
+def start_on_first_use(window: MainWindow) -> None:
+    """What the first message needs starts when the user begins one, not at launch, so an idle window loads no SDK
+    and spawns no MCP server: at the composer's first change, the provider's SDK is warmed and the MCP servers start;
+    a reply started without typing (Regenerate, Retry) starts the servers too, and so does the settings dialog
+    (qt/settings/entry.py). Picking another model warms its SDK."""
     edit = window.composer.edit
 
     def first_edit() -> None:
         edit.textChanged.disconnect(first_edit)
         warm_provider_import(window.controller)
+        start_mcp_servers(window)
 
     edit.textChanged.connect(first_edit)
+    window.controller.sig_busy_changed.connect(lambda busy: busy and start_mcp_servers(window))
     window.controller.sig_model_changed.connect(lambda *_: warm_provider_import(window.controller))
-
-
-def _start_mcp_servers(window: MainWindow, runtime: Runtime) -> None:
-    """Start the MCP servers of mcp.json on their own thread once the window is up; a problem goes to the banner."""
-    try:
-        start_mcp(runtime)
-    except Exception as exc:  # the window works without them
-        log.exception("the MCP servers could not be started")
-        window.banner.show_error(QCoreApplication.translate("App", "The MCP servers could not be started: {problem}").format(problem=exc))
-        return
-    if runtime.mcp_config is not None and runtime.mcp_config.problem:
-        window.banner.show_error(runtime.mcp_config.problem)
 
 
 async def _run_until_closed(window: MainWindow, closed: asyncio.Future) -> None:
@@ -175,8 +164,7 @@ def run_window(app: QApplication, window: MainWindow, theme_switch: ThemeSwitch)
         if theme_switch.theme.dark:
             theme_switch.apply()  # the parts just built, in the dark theme
         start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
-        warm_on_first_edit(window)
-        QTimer.singleShot(MCP_START_DELAY_MS, lambda: _start_mcp_servers(window, runtime))
+        start_on_first_use(window)
         if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
             QTimer.singleShot(500, window.close)
         if window.isVisible():  # not closed during its first frame

@@ -36,8 +36,23 @@ def read_first_frame_settings(path: Path) -> FirstFrameSettings:
         theme=data["theme"] if data.get("theme") in THEMES else "auto",
         window_geometry=_text_or_none(data.get("window_geometry")),
         window_splitter_sizes=_sizes(data.get("window_splitter_sizes")),
-        sidebar_visible=data["sidebar_visible"] if isinstance(data.get("sidebar_visible"), bool) else True,
+        sidebar_visible=_flag(data.get("sidebar_visible", True)),
     )
+
+
+TRUE_WORDS = {"1", "on", "t", "true", "y", "yes"}
+FALSE_WORDS = {"0", "off", "f", "false", "n", "no"}
+
+
+def _flag(value: Any) -> bool:
+    """pydantic's reading of a bool (0/1 and yes/no words count too); anything else, the default."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in TRUE_WORDS | FALSE_WORDS:
+        return value.strip().lower() in TRUE_WORDS
+    return True
 
 
 def _text_or_none(value: Any) -> str | None:

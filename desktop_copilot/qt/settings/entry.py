@@ -1,18 +1,22 @@
 """How the settings dialog is reached: the File ▸ Settings… action (Ctrl+,), and at start-up the banner
-for start-up warnings and, without an Anthropic key, the dialog on its Keys page."""
+for start-up warnings and, without an Anthropic key, the dialog on its Keys page; the MCP servers started on first
+use (the window's first message, or the dialog's MCP page)."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
-from desktop_copilot.core.bootstrap import keyring_warning, make_editable
+from desktop_copilot.core.bootstrap import keyring_warning, make_editable, start_mcp
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the dialog and its pages are imported when it first opens, not before the first frame
     from desktop_copilot.qt.settings.dialog import SettingsDialog
@@ -35,6 +39,7 @@ def open_settings(window: QMainWindow, page: str = "keys", intro: str = "") -> S
 
     dialog = open_dialog_of(window)
     if dialog is None:
+        start_mcp_servers(window)  # its MCP page shows the servers' live states
         for closed in window.findChildren(SettingsDialog):
             closed.deleteLater()
         dialog = SettingsDialog(make_editable(_runtime(window)), window)
@@ -71,6 +76,22 @@ def install_settings_action(window: QMainWindow) -> QAction:
     menu.addAction(action)
     window.addAction(action)
     return action
+
+
+def start_mcp_servers(window: QMainWindow) -> None:
+    """Starts the MCP servers of mcp.json on their own thread (once; later calls do nothing); a problem goes to the
+    window's banner. The window calls it when the user first needs them (app/window_setup.py), and so does the dialog."""
+    runtime = _runtime(window)
+    if runtime.mcp is not None:
+        return
+    try:
+        start_mcp(runtime)
+    except Exception as exc:  # the window works without them
+        log.exception("the MCP servers could not be started")
+        window.banner.show_error(QCoreApplication.translate("App", "The MCP servers could not be started: {problem}").format(problem=exc))
+        return
+    if runtime.mcp_config is not None and runtime.mcp_config.problem:
+        window.banner.show_error(runtime.mcp_config.problem)
 
 
 async def show_startup_notices(window: QMainWindow) -> None:
