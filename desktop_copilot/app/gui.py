@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -22,7 +22,6 @@ from desktop_copilot.core.first_frame_settings import read_first_frame_settings 
 from desktop_copilot.core.logs import configure_logging, current_log_file, log_shutdown, log_startup  # noqa: E402
 from desktop_copilot.core.paths import AppPaths  # noqa: E402
 from desktop_copilot.i18n import install_translator  # noqa: E402
-from desktop_copilot.qt.common.theme_switch import ThemeSwitch, install_theme_switch  # noqa: E402
 from desktop_copilot.qt.window.main_window import MainWindow  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -47,37 +46,19 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-class _FirstPaint(QObject):
-    """Ends `waiting` once `window` has been painted."""
-
-    def __init__(self, window: MainWindow, waiting: QEventLoop) -> None:
-        super().__init__(window)
-        self.window, self.waiting = window, waiting
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt name
-        if event.type() == QEvent.Type.Paint and watched is self.window:
-            QTimer.singleShot(0, self.waiting.quit)  # after the rest of this paint pass
-        elif event.type() == QEvent.Type.Close and watched is self.window:
-            QTimer.singleShot(0, self.waiting.quit)
-        return False
-
-
-def show_first_frame(app: QApplication, settings_file: Path) -> tuple[MainWindow, ThemeSwitch]:
+def show_first_frame(app: QApplication, settings_file: Path) -> MainWindow:
     """The window's frame at its last size and place, in the theme and language of settings.json, shown and painted."""
     first = read_first_frame_settings(settings_file)
     language = install_translator(app, first.language)  # before any widget is built
     log.info("interface language: %s", language)
-    theme_switch = install_theme_switch(app, first.theme)  # the palette, and follows the system's scheme
     window = MainWindow(first_frame=first)
-    window.show()
     waiting = QEventLoop()
-    painted = _FirstPaint(window, waiting)
-    window.installEventFilter(painted)
+    window.centralWidget().sig_painted.connect(waiting.quit)
+    window.sig_closed.connect(waiting.quit)  # closed before it painted
     QTimer.singleShot(FIRST_PAINT_TIMEOUT_MS, waiting.quit)
+    window.show()
     waiting.exec()
-    window.removeEventFilter(painted)
-    painted.deleteLater()
-    return window, theme_switch
+    return window
 
 
 def _qt_description(app: QApplication) -> str:
@@ -95,10 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app = create_application(argv)
         log_startup("window", _qt_description(app))
-        window, theme_switch = show_first_frame(app, paths.settings_file)
+        window = show_first_frame(app, paths.settings_file)
         from desktop_copilot.app.window_setup import run_window  # the rest loads after the first frame
 
-        code = run_window(app, window, theme_switch)
+        code = run_window(app, window)
     except Exception:
         log.exception("the window stopped on an error")
         raise

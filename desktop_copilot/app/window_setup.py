@@ -24,7 +24,7 @@ from desktop_copilot.core.models import Conversation
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.bridge.controller import ChatController
-from desktop_copilot.qt.common.theme_switch import ThemeSwitch
+from desktop_copilot.qt.common.theme_switch import install_theme_switch
 from desktop_copilot.qt.settings.entry import start_mcp_servers, start_startup_notices
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from desktop_copilot.qt.window.main_window import MainWindow, stored_settings
@@ -149,20 +149,19 @@ def create_event_loop(app: QApplication) -> asyncio.AbstractEventLoop:
     return loop
 
 
-def run_window(app: QApplication, window: MainWindow, theme_switch: ThemeSwitch) -> int:
+def run_window(app: QApplication, window: MainWindow) -> int:
     """Builds the working window into `window` (shown with its first frame) and runs it until it closes."""
     if not window.isVisible():  # closed during its first frame
         return 0
     loop = create_event_loop(app)
     runtime = build_runtime(check_keyring=False)  # the keyring is asked once the window is up
+    install_theme_switch(app, stored_settings(runtime).theme)  # the palette, and follows the system's scheme
     store = open_store(runtime.paths, runtime.warnings)
     undo_hooks: Callable[[], None] = _nothing
     try:
         store.mark_unfinished_interrupted()
         attach_session(window, runtime, store)
         undo_hooks = install_error_reporting(window)
-        if theme_switch.theme.dark:
-            theme_switch.apply()  # the parts just built, in the dark theme
         start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
         start_on_first_use(window)
         if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally

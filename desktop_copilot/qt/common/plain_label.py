@@ -3,11 +3,11 @@ descriptions come from outside; as rich text, `<img src=…>` in them would make
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6 import QtCore
 from PySide6.QtWidgets import QLabel
 
 
 class PlainLabel(QLabel):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextFormat(QtCore.Qt.TextFormat.PlainText)

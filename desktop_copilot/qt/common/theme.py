@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtGui import QColor
 
 from desktop_copilot.core.statuses import ToolCallStatus
 from desktop_copilot.core.tools.risk import Risk
+
+if TYPE_CHECKING:  # QFont loads with the first font asked for, not before the window's first frame
+    from PySide6.QtGui import QFont
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,8 @@ DARK_RISK_BADGES: dict[Risk, Badge] = {
 
 
 def _font(point_size: float, *, bold: bool = False, fixed: bool = False) -> QFont:
+    from PySide6.QtGui import QFont, QFontDatabase
+
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont) if fixed else QFont()
     font.setPointSizeF(point_size)
     font.setBold(bold)

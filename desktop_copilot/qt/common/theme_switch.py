@@ -7,24 +7,32 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QObject, Qt, Signal
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
+from PySide6 import QtWidgets
+from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_copilot.qt.common.theme import DARK_THEME, DEFAULT_THEME, LIGHT_THEME, THEMES, Theme
+
+if TYPE_CHECKING:  # touching PySide6's Qt namespace builds its ~90 enums (~25 ms): not before the first frame
+    from PySide6.QtCore import Qt
 
 log = logging.getLogger(__name__)
 
 THEME_CHOICES = ("auto", "light", "dark")
 """Settings.theme values: follow the system, or force one."""
-_FORCED_SCHEMES = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
+FORCED_SETTINGS = ("light", "dark")
 _STYLE_SHEET_BUILDERS: list[Callable[[Theme], str]] = []
 _switch: ThemeSwitch | None = None
 
 
 def theme_for(setting: str, scheme: Qt.ColorScheme) -> Theme:
     """The theme for a setting and the system's scheme ("auto" follows the scheme; an unknown scheme is light)."""
-    if setting in _FORCED_SCHEMES:
+    from PySide6.QtCore import Qt
+
+    if setting in FORCED_SETTINGS:
         return THEMES[setting]
     return DARK_THEME if scheme == Qt.ColorScheme.Dark else LIGHT_THEME
 
@@ -94,7 +102,7 @@ def _with_theme(obj: object, theme: Theme) -> None:
 
 def _views_and_delegates(widget: QWidget) -> Iterator[object]:
     yield widget
-    if isinstance(widget, QAbstractItemView) and widget.itemDelegate() is not None:
+    if isinstance(widget, QtWidgets.QAbstractItemView) and widget.itemDelegate() is not None:
         yield widget.itemDelegate()
 
 
@@ -127,9 +135,11 @@ class ThemeSwitch(QObject):
 
     def _apply_scheme_request(self) -> None:
         """Asks Qt for the forced scheme (native dialogs and title bars follow where the platform can), or for the system's."""
+        from PySide6.QtCore import Qt
+
         hints = self.app.styleHints()
-        if self.setting in _FORCED_SCHEMES:
-            hints.setColorScheme(_FORCED_SCHEMES[self.setting])
+        if self.setting in FORCED_SETTINGS:
+            hints.setColorScheme(Qt.ColorScheme.Light if self.setting == "light" else Qt.ColorScheme.Dark)
         else:
             hints.unsetColorScheme()
 
@@ -149,7 +159,7 @@ class ThemeSwitch(QObject):
                 widget.setStyleSheet(new_sheet)
             for obj in _views_and_delegates(widget):
                 _with_theme(obj, theme)
-            if isinstance(widget, QAbstractItemView):
+            if isinstance(widget, QtWidgets.QAbstractItemView):
                 widget.viewport().update()
             widget.update()
         self.sig_theme_changed.emit(theme)

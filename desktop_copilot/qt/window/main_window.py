@@ -9,14 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, QUrl, Signal
+from PySide6 import QtCore
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, SIDEBAR_WIDTH
 from desktop_copilot.qt.common.theme_switch import current_theme
-from desktop_copilot.qt.window.startup_frame import StartupFrame
+from desktop_copilot.qt.window.startup_frame import StartupFrame, first_frame_theme
 from desktop_copilot.qt.window.styles import window_style_sheet
 
 if TYPE_CHECKING:  # the window's parts load in attach(), after the first frame (app/gui.py)
@@ -40,8 +41,9 @@ class ElidedLabel(PlainLabel):
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt name
         painter = QPainter(self)
         painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
-        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
-        painter.drawText(self.contentsRect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+        qt = QtCore.Qt  # not imported by name: the Qt namespace costs ~25 ms to build, after the first frame
+        text = self.fontMetrics().elidedText(self.text(), qt.TextElideMode.ElideRight, self.contentsRect().width())
+        painter.drawText(self.contentsRect(), int(qt.AlignmentFlag.AlignLeft | qt.AlignmentFlag.AlignVCenter), text)
 
 
 def show_in_file_manager(folder: Path) -> bool:
@@ -74,12 +76,11 @@ class MainWindow(QMainWindow):
         self.controller: ChatController | None = None
         self.setWindowTitle("Desktop Copilot")  # i18n: not translated
         self.resize(1100, 820)
-        self.setStyleSheet(window_style_sheet(current_theme()))
         self._geometry_restored = False
         if first_frame is not None:
             self._restore_geometry(first_frame.window_geometry)
             sidebar = first_frame.window_splitter_sizes[0] if len(first_frame.window_splitter_sizes) == 2 else SIDEBAR_WIDTH
-            self.setCentralWidget(StartupFrame(sidebar if first_frame.sidebar_visible else 0))
+            self.setCentralWidget(StartupFrame(sidebar if first_frame.sidebar_visible else 0, first_frame_theme(first_frame.theme)))
         if controller is not None:
             self.attach(controller)
 
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self.controller = controller
         controller.setParent(self)
         controller.dialog_parent = self
+        self.setStyleSheet(window_style_sheet(current_theme()))  # not before: the first frame paints itself, faster
         self.title_label = ElidedLabel(objectName="conversationTitle")
         self.model_picker = ModelPicker(controller)  # "Provider · model"; opens the list of models
         self.model_label = self.model_picker.model_label
