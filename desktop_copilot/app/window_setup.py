@@ -155,13 +155,15 @@ def run_window(app: QApplication, window: MainWindow) -> int:
         return 0
     loop = create_event_loop(app)
     runtime = build_runtime(check_keyring=False)  # the keyring is asked once the window is up
-    install_theme_switch(app, stored_settings(runtime).theme)  # the palette, and follows the system's scheme
+    theme_switch = install_theme_switch(app, stored_settings(runtime).theme)  # the palette; follows the system's scheme
     store = open_store(runtime.paths, runtime.warnings)
     undo_hooks: Callable[[], None] = _nothing
     try:
         store.mark_unfinished_interrupted()
         attach_session(window, runtime, store)
         undo_hooks = install_error_reporting(window)
+        if theme_switch.theme.dark:
+            theme_switch.apply()  # the parts built with the default (light) theme, in the dark one
         start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
         start_on_first_use(window)
         if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally

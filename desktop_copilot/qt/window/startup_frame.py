@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
 from desktop_copilot.qt.common.theme import DARK_THEME, LIGHT_THEME, THEMES, Theme
 
-HEADER_HEIGHT = 52
-COMPOSER_HEIGHT = 96
+HEADER_HEIGHT = 64
+"""The menu bar and the header of the complete window, together."""
+COMPOSER_HEIGHT = 76
 BOTTOM_MARGIN = 14
 
 

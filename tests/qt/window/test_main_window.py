@@ -155,3 +155,43 @@ def test_gui_main_shows_the_window_before_importing_the_sdk_and_exits_cleanly(tm
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"visible_windows": 1, "sdk_imported": False, "exit_code": 0}
     assert (tmp_path / "data" / "conversations.sqlite3").exists()
+
+
+def test_gui_main_in_the_dark_theme_shows_a_dark_first_frame_and_a_dark_window(tmp_path):
+    """The first frame takes the theme from settings.json, and the parts built after it follow the switch installed
+    then (a sidebar built with the default theme once stayed light)."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.json").write_text(json.dumps({"theme": "dark"}))
+    script = textwrap.dedent(
+        """
+        import json
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+        app = QApplication(["desktop-copilot"])
+        from desktop_copilot.app import gui
+        from desktop_copilot.qt.common.theme import DARK_THEME
+        from desktop_copilot.qt.window import startup_frame
+        seen = {}
+        painted = startup_frame.StartupFrame.paintEvent
+        def first_paint(frame, event):
+            painted(frame, event)
+            seen.setdefault("first_frame_dark", f"background: {DARK_THEME.background}" in frame.styleSheet())
+        startup_frame.StartupFrame.paintEvent = first_paint
+        def check():
+            window = next(w for w in app.topLevelWidgets() if isinstance(w, gui.MainWindow) and w.isVisible())
+            sidebar = window.history.sidebar
+            seen["sidebar"] = sidebar.grab().toImage().pixelColor(sidebar.width() - 5, sidebar.height() - 5).lightness()
+            seen["transcript"] = window.view.grab().toImage().pixelColor(20, 20).lightness()
+            window.close()
+        QTimer.singleShot(1500, check)
+        seen["exit_code"] = gui.main([])
+        print(json.dumps(seen))
+        """
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_COPILOT_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=90,
+                            cwd=Path(__file__).parents[3])
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["exit_code"] == 0
+    assert seen["first_frame_dark"] and seen["sidebar"] < 80 and seen["transcript"] < 80, seen
