@@ -66,10 +66,12 @@ PROVIDER_MODULES = {"anthropic": "anthropic", "chat_completions": "openai", "gem
 
 def warm_provider_import(controller: ChatController) -> None:
     """Imports the SDK of the provider the next message goes to in a background thread, so the first send does not
-    wait for it (the Anthropic SDK: ~2 s of CPU, ~60 MB). Called when the user starts typing or picks a model: an idle
-    window never loads one."""
+    wait for it (the Anthropic SDK: ~2 s of CPU, ~60 MB), when a key for it is there. Called when the user starts
+    typing or picks a model: an idle window never loads one."""
+    runtime = controller.session.runtime
     try:
-        module = PROVIDER_MODULES[controller.session.runtime.spec(controller.provider_id).wire]
+        spec = runtime.spec(controller.provider_id)
+        module = PROVIDER_MODULES[spec.wire]
     except Exception:  # an unknown provider: the send says so
         return
     if module in sys.modules:
@@ -77,6 +79,8 @@ def warm_provider_import(controller: ChatController) -> None:
 
     def run() -> None:
         try:
+            if spec.key_name and not runtime.keys.has(spec.key_name):  # the send will ask for the key instead
+                return
             importlib.import_module(module)
         except Exception:  # the first send reports the real problem
             log.debug("warming the %s import failed", module, exc_info=True)
