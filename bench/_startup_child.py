@@ -102,16 +102,22 @@ def main() -> None:
             app.quit()
 
     class FirstFrame(QObject):
-        """On the first Paint of a QMainWindow, wait for the rest of that paint pass, record, then wait and idle."""
+        """On the first paint of the main window, wait for the rest of that paint pass, record, then wait and idle.
+        The first paint is seen through a `paintEvent` override on the window's class (the same in both modes): an
+        event filter on the application or the window would make PySide6 build Python types and enums for every
+        object and event it sees, a cost the probe would add to the app (more objects) and not to the bare window."""
 
         seen = False
         complete = False
 
-        def eventFilter(self, watched, event) -> bool:  # Qt's name
-            if not self.seen and event.type() == QEvent.Type.Paint and isinstance(watched, QMainWindow):
+        def painted(self, window) -> None:
+            if not self.seen:
                 self.seen = True
-                QTimer.singleShot(0, lambda: self.first_frame(watched))
-            elif (self.seen and not self.complete and event.type() == QEvent.Type.Paint and mode != "bare"
+                QTimer.singleShot(0, lambda: self.first_frame(window))
+                app.installEventFilter(self)  # now: the complete window (the composer painted)
+
+        def eventFilter(self, watched, event) -> bool:  # Qt's name
+            if (self.seen and not self.complete and event.type() == QEvent.Type.Paint and mode != "bare"
                   and "prompt" in (watched.objectName(), watched.parent() and watched.parent().objectName())):
                 # the composer's text field painted: the working window is on screen and takes typing
                 self.complete = True
@@ -203,13 +209,23 @@ def main() -> None:
             finish(window)
 
     first_frame = FirstFrame()
-    app.installEventFilter(first_frame)
+
+    def probed_paint(window, event) -> None:
+        QMainWindow.paintEvent(window, event)
+        first_frame.painted(window)
+
     if mode == "bare":
-        window = QMainWindow()
+        class ProbedWindow(QMainWindow):
+            paintEvent = probed_paint  # noqa: N815 - Qt name
+
+        window = ProbedWindow()
         window.resize(1100, 820)
         window.show()
         app.exec()
     else:  # the real entry point, as `python -m desktop_copilot` runs it
+        from desktop_copilot.app import gui  # what cli.main imports first for the window
+
+        gui.MainWindow.paintEvent = probed_paint
         from desktop_copilot.app.cli import main as cli_main
 
         cli_main([])
