@@ -111,15 +111,22 @@ class Sections:
         self.total: dict[str, float] = {}
         self.calls: dict[str, int] = {}
         self._stack: list[list[float]] = []
+        self.longest: list[tuple[float, str, float, float]] = []
+        """(wall ms, section, when, CPU ms) of the longest outermost calls."""
 
     def wrap(self, name: str, fn):
         def timed(*args, **kwargs):
             self._stack.append([time.thread_time(), 0.0])
+            wall = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
                 start, children = self._stack.pop()
                 spent = time.thread_time() - start
+                if not self._stack:
+                    self.longest.append(((time.perf_counter() - wall) * 1e3, name, wall, spent * 1e3))
+                    if len(self.longest) > 400:
+                        self.longest = sorted(self.longest, reverse=True)[:40]
                 self.total[name] = self.total.get(name, 0.0) + spent - children
                 self.calls[name] = self.calls.get(name, 0) + 1
                 if self._stack:
@@ -139,7 +146,7 @@ class Sections:
                 for name, (spent, calls) in end.items()}
 
 
-def instrument(sections: Sections) -> None:
+def instrument(sections: Sections, sync_writes: bool = False) -> None:
     """Time the Qt layer's work at class level, before the window exists (Qt binds overrides per instance)."""
     from desktop_copilot.qt.bridge.controller import ChatController
     from desktop_copilot.qt.transcript.delegate import TranscriptDelegate
@@ -153,6 +160,12 @@ def instrument(sections: Sections) -> None:
     TranscriptView.paintEvent = sections.wrap("view paintEvent", TranscriptView.paintEvent)
     for name in ("_on_data_changed", "_on_rows_inserted", "_on_rows_removed", "doItemsLayout"):
         setattr(TranscriptView, name, sections.wrap("view row bookkeeping", getattr(TranscriptView, name)))
+    from desktop_copilot.core.storage.store import Store
+
+    save_message = Store.save_message
+    if sync_writes:  # as before the writer thread: every row written by the caller
+        Store.save_message = lambda self, *args, background=False: save_message(self, *args)
+    Store.save_message = sections.wrap("store: save message", Store.save_message)
 
 
 # --- phase 1: controlled per-update cost at a given reply size -------------------------------------
@@ -262,8 +275,109 @@ class LagProbe:
     def between(self, start: float, end: float) -> list[float]:
         return [lag for at, lag in self.samples if start <= at <= end]
 
+    def longest_block(self, start: float, end: float) -> float:
+        """The longest time (ms) the loop did not serve the timer, beyond its interval, for firings in
+        [start, end]: about the longest single block of the GUI thread there."""
+        times = [at for at, _lag in self.samples]
+        gaps = [(b - a - self.interval) * 1e3 for a, b in zip(times, times[1:]) if start <= b <= end]
+        return max([0.0, *gaps])
 
-def live_stream(app, loop, window, args, sections: Sections) -> dict:
+
+class GcPauses:
+    """Durations of the garbage collector's passes on the main thread, by generation (gc.callbacks)."""
+
+    def __init__(self) -> None:
+        import gc
+        import threading
+
+        self.passes: list[tuple[float, int, float]] = []  # (when, generation, ms)
+        self._main = threading.get_ident()
+        self._started = 0.0
+        self._threading = threading
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if self._threading.get_ident() != self._main:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.passes.append((self._started, info["generation"], (time.perf_counter() - self._started) * 1e3))
+
+    def summary(self, start: float, end: float) -> str:
+        parts = []
+        for generation in (0, 1, 2):
+            found = [ms for at, gen, ms in self.passes if gen == generation and start <= at <= end]
+            if found:
+                parts.append(f"gen{generation}: {len(found)} passes, max {max(found):.1f} ms, total {sum(found):.0f} ms")
+        return "; ".join(parts) or "none"
+
+
+class KeystrokeProbe:
+    """Posts a key press and release to the composer's text box every ~70 ms (jittered), alternately a letter
+    and Backspace so the box keeps its size, and records the time from posting to the end of the box's next
+    paint (PromptEdit.paintEvent, wrapped at class level before the window exists)."""
+
+    def __init__(self, edit) -> None:
+        import random
+
+        from PySide6.QtCore import Qt, QTimer
+
+        self.edit = edit
+        self.samples: list[tuple[float, float]] = []  # (posted at, latency ms)
+        self.missed = 0
+        self._posted: float | None = None
+        self._letter = True
+        self._random = random.Random(13)
+        self._timer = QTimer(singleShot=True, timerType=Qt.TimerType.PreciseTimer)
+        self._timer.timeout.connect(self._post)
+
+    @staticmethod
+    def install() -> list:
+        """Wrap PromptEdit.paintEvent; returns the list its end times are appended to."""
+        from desktop_copilot.qt.window.composer import PromptEdit
+
+        ends: list = []
+        original = PromptEdit.paintEvent
+
+        def paint_event(self, event):
+            original(self, event)
+            for probe in ends:
+                probe.painted()
+
+        PromptEdit.paintEvent = paint_event
+        return ends
+
+    def start(self) -> None:
+        self._timer.start(self._random.randint(50, 90))
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _post(self) -> None:
+        from PySide6.QtCore import QCoreApplication, QEvent, Qt
+        from PySide6.QtGui import QKeyEvent
+
+        if self._posted is not None:  # the previous key was never painted
+            self.missed += 1
+        key, text = (Qt.Key.Key_A, "a") if self._letter else (Qt.Key.Key_Backspace, "")
+        self._letter = not self._letter
+        self._posted = time.perf_counter()
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            QCoreApplication.postEvent(self.edit, QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, text))
+        self.start()
+
+    def painted(self) -> None:
+        if self._posted is not None:
+            now = time.perf_counter()
+            self.samples.append((self._posted, (now - self._posted) * 1e3))
+            self._posted = None
+
+    def between(self, start: float, end: float) -> list[float]:
+        return [latency for at, latency in self.samples if start <= at <= end]
+
+
+def live_stream(app, loop, window, args, sections: Sections, keys: KeystrokeProbe, store) -> dict:
     import asyncio
 
     from desktop_copilot.core import events as ev
@@ -274,6 +388,11 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
         import cProfile
 
         profiler = cProfile.Profile()
+    finish_profiler = None
+    if args.profile_finish:
+        import cProfile
+
+        finish_profiler = cProfile.Profile()
     state = {"deltas": 0, "bytes": 0, "first": None, "done": None, "cpu0": 0.0, "cpu1": 0.0, "ui0": 0.0}
     frames: list[tuple[int, int, float]] = []  # (reply bytes, deltas so far, Qt-layer CPU so far) per row update
     original_on_event = controller.on_event
@@ -286,6 +405,9 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
                     profiler.enable()
             state["deltas"] += 1
             state["bytes"] += len(event.text.encode())
+            state["last_delta"], state["last_delta_cpu"] = time.perf_counter(), time.thread_time()
+        elif isinstance(event, ev.TextEnd) and finish_profiler is not None:
+            finish_profiler.enable()
         elif isinstance(event, ev.RunFinished) and state["done"] is None:
             state.update(done=time.perf_counter(), cpu1=time.thread_time(), ui1=sections.ui(), at_done=sections.snapshot())
             if profiler is not None:
@@ -298,7 +420,8 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
 
     async def run() -> None:
         probe.start()
-        await asyncio.sleep(1.0)
+        keys.start()
+        await asyncio.sleep(2.0)
         idle_end = time.perf_counter()
         window.composer.set_text("Write a very long answer, please.")
         window.composer.submit()
@@ -308,11 +431,24 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
         state["stopped"] = controller.stop()  # still behind after the grace period: the user presses Stop
         await controller.wait()
         await asyncio.sleep(1.0)  # the finished reply is laid out and painted once more
-        state["after"] = time.perf_counter()
+        indexer = getattr(store, "indexer", None)  # search indexing done in the background, where there is such a thing
+        waited = time.monotonic()
+        while indexer is not None and not indexer.idle() and time.monotonic() - waited < 10:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
+        state["after"], state["after_cpu"] = time.perf_counter(), time.thread_time()
         probe.stop()
+        keys.stop()
         state["idle"] = probe.between(0.0, idle_end)
+        state["idle_end"] = idle_end
 
     loop.run_until_complete(run())
+    if finish_profiler is not None:
+        import pstats
+
+        finish_profiler.disable()
+        print("\n--- cProfile of the main thread from the end of the text to idle, top 30 by cumulative time ---")
+        pstats.Stats(finish_profiler).sort_stats("cumtime").print_stats(30)
     if profiler is not None:
         import pstats
 
@@ -322,8 +458,20 @@ def live_stream(app, loop, window, args, sections: Sections) -> dict:
         raise SystemExit(f"the stream did not complete: {state}")
     state["lag"] = probe.between(state["first"], state["done"])
     state["finish_lag"] = probe.between(state["done"], state["after"])
+    state["finish_block"] = probe.longest_block(state["last_delta"], state["after"])
+    state["keys_idle"] = keys.between(0.0, state["idle_end"])
+    state["keys"] = keys.between(state["first"], state["done"])
+    state["keys_missed"] = keys.missed
     state["frames"] = frames
     return state
+
+
+def target_row(measure: str, value: float, unit: str, reference: str | None, reference_value: float | None,
+               target: str, limit: float) -> dict:
+    """One row of --json: `value` meets `target` when it is at most `limit`."""
+    return {"measure": measure, "value": round(value, 2), "unit": unit, "reference": reference,
+            "reference_value": None if reference_value is None else round(reference_value, 2),
+            "ratio": round(value / reference_value, 2) if reference_value else None, "target": target, "met": value <= limit}
 
 
 BUCKETS_KB = (0, 10, 50, 150, 300, 600, 1200, 4096)
@@ -351,11 +499,20 @@ def main() -> None:
     parser.add_argument("--delta-bytes", type=int, default=200, help="UTF-8 bytes per delta (default 200)")
     parser.add_argument("--sizes", type=lambda v: [float(x) for x in v.split(",")], default=[1, 50, 100],
                         help="reply sizes in KB for the per-update phase, smallest first (default 1,50,100)")
-    parser.add_argument("--rounds", type=int, default=4, help="fresh replies per size in the per-update phase")
+    parser.add_argument("--rounds", type=int, default=4, help="fresh replies per size in the per-update phase (0: skip it)")
     parser.add_argument("--steps", type=int, default=5, help="timed updates per reply in the per-update phase")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the main thread during the stream")
+    parser.add_argument("--quick", action="store_true",
+                        help="skip the per-update phase (as --rounds 0): the live stream and its rows only")
+    parser.add_argument("--sync-writes", action="store_true",
+                        help="write every message row on the GUI thread (Store.save_message(background=False)), for an A/B")
+    parser.add_argument("--profile-finish", action="store_true",
+                        help="print a cProfile of the main thread from the end of the streamed text until idle")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures against the issue's targets there (a JSON list of rows)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 0
     if args.serve:
         return serve(args.rate, args.seconds, args.delta_bytes)
 
@@ -396,8 +553,9 @@ def run(args) -> None:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     sections = Sections()
-    instrument(sections)
-    from desktop_copilot.app.gui import create_main_window
+    instrument(sections, args.sync_writes)
+    key_listeners = KeystrokeProbe.install()
+    from desktop_copilot.app.window_setup import create_main_window
     from desktop_copilot.core.config import AppConfig
     from desktop_copilot.core.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
@@ -412,12 +570,12 @@ def run(args) -> None:
     app.processEvents()
     rss_window = vm("VmRSS")
 
+    print(f"{os.cpu_count()} CPUs, load average at the start {os.getloadavg()}")
     print(f"window {window.width()}x{window.height()}, transcript viewport {window.view.viewport().width()}x"
-          f"{window.view.viewport().height()}, Qt platform {app.platformName()}, {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.2f}")
+          f"{window.view.viewport().height()}, Qt platform {app.platformName()}")
     print(f"\n[1] per-update cost on the main thread (CPU ms), one ~{args.delta_bytes} B delta per frame, "
           f"{args.rounds} fresh replies x {args.steps} updates per size, sizes interleaved")
-    pooled: dict[int, dict[str, list[float]]] = {int(kb * 1024): {} for kb in args.sizes}
+    pooled: dict[int, dict[str, list[float]]] = {int(kb * 1024): {} for kb in args.sizes} if args.rounds > 0 else {}
     for _ in range(args.rounds):
         for size, values in pooled.items():
             for key, samples in per_update_cost(app, window, size, args.steps, args.delta_bytes, sections).items():
@@ -428,7 +586,7 @@ def run(args) -> None:
               f" forced full-viewport repaint {m['repaint']:6.2f} ms; finishing the reply {m['finish']:6.1f} ms")
         print(f"    the reply is {m['rows']:.0f} rows, the tallest {m['tallest_px']:.0f} px;"
               f" {'its end is' if m['end_shown'] == 1 else '!! its end is NOT'} on screen after scrolling to the bottom")
-    base_size, base = next(iter(med.items()))
+    base_size, base = next(iter(med.items()), (1, {}))
     for size, m in list(med.items())[1:]:
         print(f"  ratio {size / 1024:.0f} KB / {base_size / 1024:.0f} KB: update {m['update'] / base['update']:.1f}x,"
               f" repaint {m['repaint'] / base['repaint']:.1f}x, finish {m['finish'] / base['finish']:.1f}x"
@@ -438,7 +596,11 @@ def run(args) -> None:
           f"({args.rate * args.delta_bytes * args.seconds / 1024:.0f} KB) by the loopback server")
     sections.total.clear()
     sections.calls.clear()
-    state = live_stream(app, loop, window, args, sections)
+    sections.longest.clear()
+    gc_pauses = GcPauses()
+    keys = KeystrokeProbe(window.composer.edit)
+    key_listeners.append(keys)
+    state = live_stream(app, loop, window, args, sections, keys, store)
     wall = state["done"] - state["first"]
     cpu = state["cpu1"] - state["cpu0"]
     ui = state["ui1"] - state["ui0"]
@@ -446,7 +608,7 @@ def run(args) -> None:
     print(f"  delivered {state['deltas']} deltas, {state['bytes'] / 1024:.0f} KB in {wall:.1f} s "
           f"({state['deltas'] / wall:.0f} deltas/s){'; Stop pressed after the grace period' if state['stopped'] else ''};"
           f" {len(state['frames'])} flushes ({len(state['frames']) / wall:.1f}/s)")
-    for label, values in (("idle (1 s before send)", idle), ("while streaming", lag), ("after the reply ended", finish)):
+    for label, values in (("idle (2 s before send)", idle), ("while streaming", lag), ("after the reply ended", finish)):
         print(f"  event-loop lag {label:<23} p50 {pct(values, 50):7.1f} ms  p99 {pct(values, 99):7.1f} ms"
               f"  max {max(values, default=float('nan')):7.1f} ms  ({len(values)} samples)")
     print(f"  main-thread CPU while streaming {cpu:.2f} s of {wall:.2f} s wall ({100 * cpu / wall:.0f} %);"
@@ -459,14 +621,39 @@ def run(args) -> None:
     print("  Qt-layer CPU per flush and per delta, by reply size when flushed:")
     for label, flushes, per_flush, per_delta in bucket_costs(state["frames"]):
         print(f"    {label:>13}: {per_flush:8.2f} ms per flush, {per_delta:6.3f} ms per delta ({flushes} flushes)")
+    print(f"  garbage collection while streaming: {gc_pauses.summary(state['first'], state['done'])}")
+    print(f"  garbage collection from the last delta to idle: {gc_pauses.summary(state['last_delta'], state['after'])}")
+    print("  longest single calls of the instrumented sections (wall ms / main-thread CPU ms, at s after the first delta):",
+          ", ".join(f"{name} {ms:.0f}/{cpu:.0f} @{at - state['first']:.1f}" for ms, name, at, cpu in sorted(sections.longest, reverse=True)[:12]))
+    keys_idle, keys_live = state["keys_idle"], state["keys"]
+    for label, values in (("idle (before send)", keys_idle), ("while streaming", keys_live)):
+        print(f"  keystroke -> composer painted {label:<19} p50 {pct(values, 50):7.1f} ms  p99 {pct(values, 99):7.1f} ms"
+              f"  max {max(values, default=float('nan')):7.1f} ms  ({len(values)} keys)")
+    print(f"    keys never painted before the next was posted: {state['keys_missed']}")
+    finish_cpu = (state["after_cpu"] - state["last_delta_cpu"]) * 1e3
+    print(f"  longest GUI-thread block from the last delta until idle (the reply finishing): {state['finish_block']:.1f} ms;"
+          f" main-thread CPU in all that time {finish_cpu:.0f} ms (load-independent: what the GUI thread had to do)")
     print(f"\nRSS after the window was shown {rss_window:.0f} MB, at the end {vm('VmRSS'):.0f} MB, peak (VmHWM) {vm('VmHWM'):.0f} MB;"
           f" load average now {os.getloadavg()[0]:.2f}")
+    rows = [
+        target_row("event-loop lag p99 while streaming 500 deltas/s", pct(lag, 99), "ms", "idle lag p99", pct(idle, 99), "<= 16 ms", 16),
+        target_row("keystroke to composer painted p99 while streaming", pct(keys_live, 99), "ms", "idle keystroke p99",
+                   pct(keys_idle, 99), "<= 33 ms", 33),
+        target_row("GUI-thread stall when the reply finishes (longest block, last delta to idle)", state["finish_block"], "ms",
+                   None, None, "<= 50 ms", 50),
+    ]
+    print("\n" + "\n".join(f"  {'MET ' if r['met'] else 'NOT '} {r['measure']:<78} {r['value']:8.1f} {r['unit']}  target {r['target']}"
+                            for r in rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    print(f"{os.cpu_count()} CPUs, load average at the end {os.getloadavg()}")
     print(json.dumps({
         "lag_ms": {"p50": pct(lag, 50), "p99": pct(lag, 99), "max": max(lag)},
         "finish_lag_max_ms": max(finish, default=None),
         "update_cpu_ms": {f"{size / 1024:.0f}KB": m["update"] for size, m in med.items()},
         "repaint_cpu_ms": {f"{size / 1024:.0f}KB": m["repaint"] for size, m in med.items()},
-        "main_cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "delivered_kb": state["bytes"] // 1024,
+        "keystroke_ms": {"p50": pct(keys_live, 50), "p99": pct(keys_live, 99)}, "finish_block_ms": state["finish_block"],
+        "finish_cpu_ms": round(finish_cpu, 1), "main_cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "delivered_kb": state["bytes"] // 1024,
         "peak_rss_mb": vm("VmHWM"),
     }))
     window.close()

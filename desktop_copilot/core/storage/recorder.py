@@ -1,5 +1,5 @@
-"""StoreRecorder: writes a run's messages to the store as their events arrive, and keeps a stalled
-stream's tail on disk by a timer, not by the next event."""
+"""StoreRecorder: writes a run's messages to the store as their events arrive (the rows are taken at once and
+written on the store's writer thread), and keeps a stalled stream's tail on disk by a timer, not by the next event."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ from desktop_copilot.core.storage.store import Store
 
 WRITE_INTERVAL = 0.25
 """What has arrived of a streaming reply is on disk within this many seconds, whether or not more follows."""
+WRITTEN_LATER = (*ev.DELTA_EVENTS, ev.TextEnd, ev.ThinkingEnd)
+"""Events written with the next write, as deltas are: they change nothing a crash could lose but the text's end
+(a long reply is not written once more per block that ends, just before the write that finishes it)."""
 
 
 class StoreRecorder:
-    """Deltas are written at most every WRITE_INTERVAL (a timer on the running event loop writes the
-    last ones when the stream goes quiet); any other event is written at once."""
+    """Deltas (WRITTEN_LATER) are written at most every WRITE_INTERVAL (a timer on the running event loop
+    writes the last ones when the stream goes quiet); any other event is written at once."""
 
     def __init__(self, store: Store | None, conversation: Conversation) -> None:
         self.store = store
@@ -38,7 +41,7 @@ class StoreRecorder:
         message = self._find(event.message_id)
         if message is not None:
             self._dirty[message.id] = message
-        if not isinstance(event, ev.DELTA_EVENTS):
+        if not isinstance(event, WRITTEN_LATER):
             self.flush()
             return
         due = self._last_write + WRITE_INTERVAL - time.monotonic()
@@ -55,7 +58,7 @@ class StoreRecorder:
         if self.store is None or not self._dirty:
             return
         for message in self._dirty.values():
-            self.store.save_message(self.conversation.id, self._seq(message), message)
+            self.store.save_message(self.conversation.id, self._seq(message), message, background=True)
         self._dirty.clear()
         self._last_write = time.monotonic()
 

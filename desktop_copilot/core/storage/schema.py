@@ -78,7 +78,17 @@ ALTER TABLE conversations ADD COLUMN tools TEXT
 """What a conversation took from the assistant it started from: the assistant's id, its thinking (NULL: as in
 Settings, 0: off) and the tools it offers (a JSON list of names; NULL: the ones switched on in Settings)."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5}
+V6 = """
+CREATE TABLE IF NOT EXISTS search_pending (
+    conversation_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    PRIMARY KEY (conversation_id, message_id)
+) WITHOUT ROWID
+"""
+"""Messages saved whose search rows are not written yet (the index is written on a background thread): what
+is left here at start, after an exit or a crash in between, is indexed then."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

@@ -40,12 +40,16 @@ class SearchIndex:
 
     def index(self, conversation_id: str, message_id: str, text: str) -> None:
         """Replace the row of a title (`message_id` "") or a message with `text` (none when blank)."""
+        self.write(conversation_id, message_id, segment(text))
+
+    def write(self, conversation_id: str, message_id: str, body: str) -> None:
+        """`index` with the text already segmented (`search.segment`)."""
         key = self._db.execute(
             "SELECT id FROM search_keys WHERE conversation_id=? AND message_id=?", (conversation_id, message_id)
         ).fetchone()
         if key is not None:
             self._db.execute("DELETE FROM search_index WHERE rowid=?", (key[0],))
-        if not text.strip():
+        if not body.strip():
             if key is not None:
                 self._db.execute("DELETE FROM search_keys WHERE id=?", (key[0],))
             return
@@ -56,7 +60,7 @@ class SearchIndex:
             ).fetchone()
         self._db.execute(
             "INSERT INTO search_index (rowid, conversation_id, message_id, body) VALUES (?, ?, ?, ?)",
-            (key[0], conversation_id, message_id, segment(text)),
+            (key[0], conversation_id, message_id, body),
         )
 
     def unindex(self, conversation_id: str, message_ids: list[str] | None = None) -> None:
@@ -69,6 +73,10 @@ class SearchIndex:
         ids = [row[0] for row in self._db.execute(query, args).fetchall()]
         self._db.executemany("DELETE FROM search_index WHERE rowid=?", [(i,) for i in ids])
         self._db.executemany("DELETE FROM search_keys WHERE id=?", [(i,) for i in ids])
+        pending = "DELETE FROM search_pending WHERE conversation_id=?"
+        if message_ids is not None:
+            pending += f" AND message_id IN ({','.join('?' * len(message_ids))})"
+        self._db.execute(pending, args)
 
     def clear(self) -> None:
         self._db.execute("DELETE FROM search_index")

@@ -1,5 +1,6 @@
 """SQLite store (WAL) of conversations and their messages, blocks kept exactly as received; the search
-index (search_index.py) and the integrity check at start (integrity.py) live beside it."""
+index (search_index.py, written in the background by background_index.py) and the integrity check at start
+(integrity.py) live beside it."""
 
 from __future__ import annotations
 
@@ -8,18 +9,19 @@ import sqlite3
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import TypeAdapter
-
-from desktop_copilot.core.models import Block, Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
+from desktop_copilot.core.models import Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
 from desktop_copilot.core.storage import schema
+from desktop_copilot.core.storage.background_index import BackgroundIndexer
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
+from desktop_copilot.core.storage.message_writer import BLOCKS, PENDING, MessageRow, MessageWriter
 from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
 from desktop_copilot.core.storage.search import searchable_text
 from desktop_copilot.core.storage.search_index import SearchHit, SearchIndex
 
-_BLOCKS = TypeAdapter(list[Block])
 CLOSED_WAITING = "Not run: the app closed while this call waited for approval."
 CLOSED_RUNNING = "The app closed before this tool call finished; its result is unknown."
+SEARCH_WAIT = 5.0
+"""A search waits at most this many seconds for messages saved before it to be indexed."""
 
 
 class MessageSummary(NamedTuple):
@@ -33,7 +35,9 @@ class MessageSummary(NamedTuple):
 
 
 class Store:
-    """One connection to the database file; every write is its own short transaction."""
+    """One connection to the database file for the caller's thread, where every write is its own short
+    transaction; the rows of messages saved with `background=True` (a streaming reply's) and the search rows are
+    written by threads of their own (`writer`, `indexer`), each with its own connection."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -41,6 +45,11 @@ class Store:
         self._db = self._connect()
         self.search_index = SearchIndex(self._db)
         self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
+        self.indexer = BackgroundIndexer(self._connect)
+        """Writes finished messages' search rows off the caller's thread."""
+        self.writer = MessageWriter(self._connect, self.indexer)
+        """Writes the rows of messages saved with `background=True` off the caller's thread."""
+        self._resume_indexing()
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -65,6 +74,10 @@ class Store:
             self._reindex_all()
 
     def close(self) -> None:
+        """Write the messages and search rows still queued (search rows that do not fit in a few seconds are
+        written at the next start), then close."""
+        self.writer.close(timeout=60.0)
+        self.indexer.close()
         self._db.close()
 
     # --- conversations -----------------------------------------------------------------
@@ -102,6 +115,7 @@ class Store:
         return row["id"] if row else None
 
     def load_conversation(self, conversation_id: str) -> Conversation | None:
+        self._settle()
         conversation = self.load_conversation_header(conversation_id)
         if conversation is None:
             return None
@@ -112,6 +126,7 @@ class Store:
         return conversation
 
     def delete_conversation(self, conversation_id: str) -> None:
+        self._settle()
         with self.transaction():
             self.search_index.unindex(conversation_id)
             self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
@@ -125,6 +140,7 @@ class Store:
 
     def message_index(self, conversation_id: str) -> list[MessageSummary]:
         """(id, role, status, size) of every message in order, without reading their blocks."""
+        self._settle()
         cursor = self._db.cursor()
         cursor.row_factory = None  # plain tuples: ten thousand rows in a few milliseconds
         cursor.execute(  # the length in bytes: SQLite need not read the text to count its characters
@@ -135,6 +151,7 @@ class Store:
 
     def load_messages(self, message_ids: list[str]) -> list[Message]:
         """The messages with these ids, in the order given (unknown ids are left out)."""
+        self._settle()
         found: dict[str, Message] = {}
         for start in range(0, len(message_ids), 500):  # SQLite limits the number of parameters
             batch = message_ids[start : start + 500]
@@ -145,6 +162,7 @@ class Store:
 
     def load_message_range(self, conversation_id: str, offset: int, limit: int) -> list[Message]:
         """`limit` messages from position `offset` (0 = the oldest)."""
+        self._settle()
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id=? ORDER BY seq LIMIT ? OFFSET ?", (conversation_id, limit, offset)
         ).fetchall()
@@ -152,6 +170,7 @@ class Store:
 
     def conversation_usage(self, conversation_id: str) -> Usage:
         """The summed token usage of a conversation's messages, computed in SQL."""
+        self._settle()
         row = self._db.execute(
             """SELECT COALESCE(SUM(json_extract(usage, '$.input_tokens')), 0),
                       COALESCE(SUM(json_extract(usage, '$.output_tokens')), 0),
@@ -164,28 +183,47 @@ class Store:
 
     # --- messages ----------------------------------------------------------------------
 
-    def save_message(self, conversation_id: str, seq: int, message: Message) -> None:
-        """Insert or replace one message (called repeatedly while it streams). A finished
-        message is also (re)indexed for search."""
-        blocks = _BLOCKS.dump_json(message.blocks).decode()
+    def save_message(self, conversation_id: str, seq: int, message: Message, *, background: bool = False) -> None:
+        """Insert or replace one message (called repeatedly while it streams). A finished message is also
+        (re)indexed for search, in the background. `background`: the row is taken now and written by the writer
+        thread (the caller does not wait for the disk); every later call that reads or writes messages waits
+        for it first, and `close` writes it."""
+        row = MessageRow.of(conversation_id, seq, message)
+        if background:
+            self.writer.submit(message.id, row)
+            return
+        self._settle()
         with self.transaction():
-            self._db.execute(
-                """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model, provider,
-                                         usage, blocks, created_at, updated_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT(id) DO UPDATE SET seq=excluded.seq, status=excluded.status,
-                       stop_reason=excluded.stop_reason, error=excluded.error, model=excluded.model,
-                       provider=excluded.provider, usage=excluded.usage, blocks=excluded.blocks,
-                       updated_at=excluded.updated_at""",
-                (message.id, conversation_id, seq, message.role.value, message.status.value, message.stop_reason,
-                 message.error, message.model, message.provider, message.usage.model_dump_json(), blocks,
-                 message.created_at, now()),
-            )
-            if message.status.finished:
-                self.search_index.index(conversation_id, message.id, searchable_text(message))
+            row.write(self._db)
+        if row.search_text is not None:
+            self.indexer.index(conversation_id, message.id, row.search_text)
+
+    def _settle(self) -> None:
+        """Before reading or writing messages here: the rows queued on the writer thread are written."""
+        self.writer.wait()
+
+    def _queue_index(self, conversation_id: str, message: Message) -> None:
+        """Inside a write: note that the message's search row is to be (re)written, by the indexer's thread."""
+        self._db.execute(PENDING, (conversation_id, message.id))
+
+    def _resume_indexing(self) -> None:
+        """At start: index the messages a previous run saved but did not index (it exited or crashed first)."""
+        rows = self._db.execute(
+            """SELECT m.* FROM search_pending AS p JOIN messages AS m ON m.id = p.message_id
+               AND m.conversation_id = p.conversation_id"""
+        ).fetchall()
+        for row in rows:
+            self.indexer.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+        self._db.execute("DELETE FROM search_pending WHERE message_id NOT IN (SELECT id FROM messages)")
+
+    def wait_for_index(self, timeout: float | None = None) -> bool:
+        """Until the search rows of every message saved so far are written (True), or `timeout` seconds passed."""
+        self._settle()
+        return self.indexer.wait(timeout)
 
     def mark_unfinished_interrupted(self) -> int:
         """After a crash: replies still marked as streaming become interrupted. Returns how many."""
+        self._settle()
         rows = self._db.execute(
             "SELECT * FROM messages WHERE status IN (?, ?)",
             (MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
@@ -196,9 +234,12 @@ class Store:
                 (MessageStatus.INTERRUPTED.value, "The app closed before this reply finished.",
                  MessageStatus.STREAMING.value, MessageStatus.CREATED.value),
             )
-            for row in rows:  # the status change does not touch the searchable text: index what was read
-                self.search_index.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+            messages = [(row["conversation_id"], self._message(row)) for row in rows]
+            for conversation_id, message in messages:
+                self._queue_index(conversation_id, message)
             self._close_unfinished_tool_calls()
+        for conversation_id, message in messages:  # the status change does not touch the searchable text: index what was read
+            self.indexer.index(conversation_id, message.id, searchable_text(message))
         return len(rows)
 
     def _close_unfinished_tool_calls(self) -> None:
@@ -214,12 +255,15 @@ class Store:
                     call.finish(ToolCallStatus.CANCELLED, CLOSED_WAITING if waiting else CLOSED_RUNNING, is_error=True)
                     if waiting and call.approval is not None:
                         call.approval.decision, call.approval.reason = "deny", "the app closed before a decision"
-            self._db.execute("UPDATE messages SET blocks=? WHERE id=?", (_BLOCKS.dump_json(message.blocks).decode(), row["id"]))
+            self._db.execute("UPDATE messages SET blocks=? WHERE id=?", (BLOCKS.dump_json(message.blocks).decode(), row["id"]))
 
     # --- search ------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
-        """Conversations and messages matching every word of `query` (CJK included), best first."""
+        """Conversations and messages matching every word of `query` (CJK included), best first; messages saved
+        before the call are found (it waits, a few seconds at most, for their search rows)."""
+        self._settle()
+        self.indexer.wait(SEARCH_WAIT)
         return self.search_index.search(query, limit)
 
     def _reindex_all(self) -> None:
@@ -231,13 +275,23 @@ class Store:
 
     def transaction(self) -> _Transaction:
         """A write transaction for modules that extend the store (nests inside another)."""
+        self._settle()
         return _Transaction(self._db)
 
     @property
     def connection(self) -> sqlite3.Connection:
+        """The connection, once the message rows queued on the writer thread are written (e.g. usage queries read them)."""
+        self._settle()
+        return self._db
+
+    @property
+    def archive_connection(self) -> sqlite3.Connection:
+        """The connection, for reading tables the writer thread never writes (archived_tails): without waiting for
+        the message rows it has queued (e.g. the final row of a long reply, when the version switcher refreshes)."""
         return self._db
 
     def delete_messages(self, conversation_id: str, message_ids: list[str]) -> None:
+        self._settle()
         with self.transaction():
             for message_id in message_ids:
                 self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
@@ -257,7 +311,7 @@ class Store:
             id=row["id"], role=row["role"], status=row["status"], stop_reason=row["stop_reason"],
             error=row["error"], model=row["model"], provider=_provider(row),
             usage=Usage.model_validate(json.loads(row["usage"])),
-            blocks=_BLOCKS.validate_json(row["blocks"]), created_at=row["created_at"],
+            blocks=BLOCKS.validate_json(row["blocks"]), created_at=row["created_at"],
         )
 
 

@@ -46,12 +46,12 @@ class TailArchive:
         if anchor is not None:
             query += " AND anchor=?"
             args.append(anchor)
-        rows = self._store.connection.execute(query + " ORDER BY created_at", args).fetchall()
+        rows = self._store.archive_connection.execute(query + " ORDER BY created_at", args).fetchall()
         return [ArchivedTail(r["id"], r["anchor"], r["created_at"], _MESSAGES.validate_json(r["messages"])) for r in rows]
 
     def anchors(self, conversation_id: str) -> dict[int, int]:
         """Anchor position -> how many earlier versions it has."""
-        rows = self._store.connection.execute(
+        rows = self._store.archive_connection.execute(
             "SELECT anchor, COUNT(*) FROM archived_tails WHERE conversation_id=? GROUP BY anchor", (conversation_id,)
         ).fetchall()
         return {row[0]: row[1] for row in rows}

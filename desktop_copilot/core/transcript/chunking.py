@@ -14,6 +14,8 @@ MAX_CHARS = 4000
 MAX_LINES = 120
 """... or after this many lines, so a piece never lays out taller than a few thousand pixels."""
 
+FINGERPRINT_CHARS = 32
+"""How many of the last characters fed are compared with the next text (see Chunker.feed)."""
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
@@ -35,6 +37,11 @@ class Chunker:
         self.start = 0
         self.prefix = ""
         self._scanned = 0
+        self._fed = 0
+        self._fed_end = ""
+        """Length and last characters of the text fed last: a later text must repeat them there, else it was
+        replaced, not extended, and the cutting starts over. (A copy of a few characters, never the text itself:
+        a second reference would stop CPython growing the streaming text in place; see accumulate._grown.)"""
         self._lines = 0
         self._blocks = MarkdownBlockScanner()
         self._block_start: int | None = 0
@@ -42,8 +49,9 @@ class Chunker:
 
     def feed(self, text: str) -> list[Piece]:
         """Advance over `text` (the previous text plus more); returns `closed`."""
-        if len(text) < self._scanned:
+        if len(text) < self._fed or not text.startswith(self._fed_end, self._fed - len(self._fed_end)):
             self.__init__(self.markdown)  # the text was replaced, not extended: start over
+        self._fed, self._fed_end = len(text), text[max(0, len(text) - FINGERPRINT_CHARS) :]
         while (newline := text.find("\n", self._scanned)) >= 0:
             line_start, self._scanned = self._scanned, newline + 1
             self._lines += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from itertools import accumulate
 
@@ -29,6 +30,9 @@ TAIL_MESSAGES = 40
 """A conversation opens at its end: its last TAIL_MESSAGES messages are loaded and cut into rows at once."""
 EAGER_MESSAGES = 200
 """A list of messages handed over whole (set_messages) is cut into rows at once up to this length."""
+FINISHED_SEGMENTERS = 16
+"""Segmenters of finished messages kept (most recently changed first): a long reply that finishes, or is changed
+later (a thinking block expanded), is not cut into pieces again from its first character."""
 UNDECIDED = object()
 """The reply before a reply is not loaded yet: whether it switched model is not known."""
 
@@ -71,6 +75,7 @@ class TranscriptModel(QAbstractListModel):
         self._spans: list[int] = []
         self._starts, self._valid = [0], 0
         self._segmenters: dict[str, MessageSegmenter] = {}
+        self._finished_segmenters: OrderedDict[str, MessageSegmenter] = OrderedDict()
         self._expanded: dict[str, set[int]] = {}
         self._switches: dict[str, str | None] = {}
         """Finished reply -> its switch label (None: no switch), once the reply before it was seen."""
@@ -176,6 +181,7 @@ class TranscriptModel(QAbstractListModel):
         for message_id in removed:
             del self._position[message_id]
             self._segmenters.pop(message_id, None)
+            self._finished_segmenters.pop(message_id, None)
             self._expanded.pop(message_id, None)
             self._switches.pop(message_id, None)
             self.source.release(message_id)
@@ -263,14 +269,16 @@ class TranscriptModel(QAbstractListModel):
     # --- internals -------------------------------------------------------------------
 
     def _segment(self, message: Message, position: int) -> list[Segment]:
-        """Streaming messages keep their segmenter (incremental cutting); finished ones are cut afresh."""
-        segmenter = self._segmenters.get(message.id)
-        if segmenter is None:
-            segmenter = MessageSegmenter()
-            if not message.status.finished:
-                self._segmenters[message.id] = segmenter
-        elif message.status.finished:
-            del self._segmenters[message.id]
+        """Streaming messages keep their segmenter (incremental cutting); so do the last FINISHED_SEGMENTERS
+        finished ones that changed (a reply finishing keeps the one it streamed with); others are cut afresh."""
+        if message.status.finished:
+            kept = self._finished_segmenters
+            segmenter = self._segmenters.pop(message.id, None) or kept.pop(message.id, None) or MessageSegmenter()
+            kept[message.id] = segmenter
+            while len(kept) > FINISHED_SEGMENTERS:
+                kept.popitem(last=False)
+        else:
+            segmenter = self._segmenters.get(message.id) or self._segmenters.setdefault(message.id, MessageSegmenter())
         switched = self._switch_of(message, position)
         return segmenter.segments(message, self._expanded.get(message.id, ()), None if switched is UNDECIDED else switched)
 

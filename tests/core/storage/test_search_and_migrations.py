@@ -147,7 +147,13 @@ def make_database(path, version):
         db.execute("PRAGMA user_version=4")
         db.commit()
         db.close()
-    assert version <= 4, "add a fixture for the new schema version here"
+    if version >= 5:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V5)
+        db.execute("PRAGMA user_version=5")
+        db.commit()
+        db.close()
+    assert version <= 5, "add a fixture for the new schema version here"
     return message
 
 

@@ -13,7 +13,7 @@ COUNT = 400
 
 
 def _seed(store: Store) -> str:
-    store.search_index.index = lambda *args: None  # no search indexing: seeds faster
+    store.indexer.index = lambda *args: None  # no search indexing: seeds faster
     conversation = Conversation(title="A long one", model="claude-test")
     store.save_conversation(conversation)
     for seq in range(COUNT):

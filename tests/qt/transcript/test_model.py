@@ -133,7 +133,7 @@ def test_append_inserts_one_row_and_is_idempotent(qtbot):
 def stored(tmp_path):
     """A stored conversation of 600 messages (search indexing skipped to seed quickly)."""
     store = Store(tmp_path / "db.sqlite")
-    store.search_index.index = lambda *args: None
+    store.indexer.index = lambda *args: None
     conversation = Conversation(title="long")
     store.save_conversation(conversation)
     with store.transaction():
@@ -249,3 +249,46 @@ def test_a_lazily_opened_reply_shows_its_switch_once_the_reply_before_it_is_load
     assert ("inserted", 3, 3) in seen and ("changed", 4, 4) in seen  # the old first row's spacing changed
     assert model.source.loads == 4
     store.close()
+
+
+def test_a_reply_that_finishes_keeps_its_cut_and_is_not_cut_again(qtbot, monkeypatch):
+    from desktop_copilot.core.transcript import chunking
+    from desktop_copilot.core.transcript.segments import MessageSegmenter
+
+    model = TranscriptModel()
+    reply = Message.assistant("m")
+    accumulate(reply, ev.Start(model="m"))
+    model.set_messages([Message.user("Hi"), reply])
+    paragraph = "A sentence of a long reply, with `code` and more words after it. " * 6 + "\n\n"
+    for _ in range(40):
+        accumulate(reply, ev.TextDelta(index=0, text=paragraph))
+        model.message_changed(reply.id)
+    streamed = [model.segment_at(row) for row in range(1, model.rowCount())]
+    scanned: list[int] = []
+    original_scan = chunking.Chunker._scan_line
+    monkeypatch.setattr(chunking.Chunker, "_scan_line", lambda self, line, start: (scanned.append(start), original_scan(self, line, start))[1])
+    accumulate(reply, ev.Done(reason="end_turn"))
+    reply.status = MessageStatus.COMPLETED
+    model.message_changed(reply.id)
+    finished = [model.segment_at(row) for row in range(1, model.rowCount())]
+    assert scanned == []  # nothing of the text was scanned again: the pieces cut while it streamed stand
+    assert all(new is old for new, old in zip(finished[:-1], streamed[:-1]))
+    assert finished == MessageSegmenter().segments(reply)  # the same rows a fresh cut of the finished reply gives
+    scanned.clear()
+    model.message_changed(reply.id)  # a later change (e.g. a thinking block expanded) does not cut it again either
+    assert scanned == []
+
+
+def test_a_text_replaced_by_one_as_long_is_cut_afresh(qtbot):
+    from desktop_copilot.core.transcript.segments import MessageSegmenter
+
+    model = TranscriptModel()
+    reply = Message.assistant("m")
+    accumulate(reply, ev.Start(model="m"))
+    accumulate(reply, ev.TextDelta(index=0, text=("first version of the words. " * 60 + "\n\n") * 3))
+    accumulate(reply, ev.Done(reason="end_turn"))
+    reply.status = MessageStatus.COMPLETED
+    model.set_messages([reply])
+    reply.blocks[0].text = reply.blocks[0].text.replace("first", "other")  # same length, other text
+    model.message_changed(reply.id)
+    assert [model.segment_at(row) for row in range(model.rowCount())] == MessageSegmenter().segments(reply)

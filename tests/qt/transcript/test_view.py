@@ -136,7 +136,7 @@ def test_rows_on_screen_stay_put_when_rows_above_change(qtbot):
 @pytest.fixture
 def long_store(tmp_path):
     store = Store(tmp_path / "db.sqlite")
-    store.search_index.index = lambda *args: None  # seeding without search indexing keeps the test fast
+    store.indexer.index = lambda *args: None  # seeding without search indexing keeps the test fast
     conversation = Conversation(title="long")
     store.save_conversation(conversation)
     with store.transaction():

@@ -322,8 +322,9 @@ class LivePlainText:
 
 class LiveMarkdown:
     """A growing Markdown piece as a stack of documents: each finished chunk (cut after a blank line or
-    a closed fence) is rendered once; the open tail is re-rendered at most every RENDER_INTERVAL and
-    extended with plain text in between. Per update the cost depends on the delta and the tail only."""
+    a closed fence) is rendered once; the open tail is re-rendered at most every RENDER_INTERVAL and shown
+    as plain text in between (extended, or replaced when a chunk took its start). Per update the cost depends
+    on the delta and the tail only, and an update renders the Markdown of one chunk and the tail at most."""
 
     def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic) -> None:
         self.theme = theme
@@ -351,10 +352,12 @@ class LiveMarkdown:
             self._render_chunk(text, boundary, width)
         tail = text[self._chunked :]
         now = self._clock()
-        if force or now - self._tail_rendered_at >= RENDER_INTERVAL or len(tail) < self._tail_shown:
+        if now - self._tail_rendered_at >= RENDER_INTERVAL:
             set_markdown(self.tail, tail, self.theme)
             self.rendered_chars += len(tail)
             self._tail_rendered_at = now
+        elif force or len(tail) < self._tail_shown:  # a chunk took the tail's start: the rest as plain text until due
+            self.tail.setPlainText(tail)
         elif len(tail) > self._tail_shown:
             cursor = QTextCursor(self.tail)
             cursor.movePosition(QTextCursor.MoveOperation.End)

@@ -39,15 +39,28 @@ def _formatter(style: str) -> HtmlFormatter:
     return HtmlFormatter(style=style, noclasses=True, nowrap=True)
 
 
+@lru_cache(maxsize=1)
+def _known_languages() -> frozenset[str]:
+    """The aliases of Pygments' built-in lexers (read from its table: no lexer is imported)."""
+    from pygments.lexers import get_all_lexers
+
+    return frozenset(alias for _name, aliases, _files, _types in get_all_lexers(plugins=False) for alias in aliases)
+
+
 @lru_cache(maxsize=64)
 def _lexer(language: str):
+    """The built-in lexer of `language`, else plain text. A name Pygments does not know is not looked up: that
+    scans the installed packages' entry points for plugins (~0.1 s), and a fence streaming in names "pyt",
+    "pyth", … on its way to "python"."""
     from pygments.lexers import TextLexer, get_lexer_by_name
     from pygments.util import ClassNotFound
 
-    try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return TextLexer(stripnl=False, ensurenl=False)
+    if language in _known_languages():
+        try:
+            return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+        except ClassNotFound:
+            pass
+    return TextLexer(stripnl=False, ensurenl=False)
 
 
 def highlight_code(code: str, language: str = "", theme: Theme = DEFAULT_THEME) -> str:
