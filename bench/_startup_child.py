@@ -9,6 +9,8 @@ import os
 import sys
 import time
 
+from _proc import proc_kb
+
 READY_TIMEOUT_S = 60.0
 POLL_MS = 50
 IDLE_TAIL_S = 2.0
@@ -16,26 +18,12 @@ IDLE_TAIL_S = 2.0
 
 def proc_status(pid: int | str, field: str) -> float:
     """A `kB` field of /proc/PID/status (VmRSS, VmHWM) in MB; NaN if the process is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
+    return proc_kb(f"/proc/{pid}/status", field)
 
 
 def pss_mb(pid: int | str) -> float:
     """Proportional set size (shared pages divided among the processes sharing them), in MB."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as rollup:
-            for line in rollup:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
+    return proc_kb(f"/proc/{pid}/smaps_rollup", "Pss")
 
 
 def descendants(root: int) -> list[int]:

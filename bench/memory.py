@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _proc import proc_kb
+
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "MEMORY-RESULT "
 TARGETS_MB = {"stream": 150.0, "long": 180.0}
@@ -48,18 +50,6 @@ SCROLL_STEP_LIMIT = 20_000
 
 
 # --- /proc readers ---------------------------------------------------------------------------------
-
-
-def proc_kb(path: str, field: str) -> float:
-    """A `kB` field of a /proc status-like file, in MB; NaN if absent."""
-    try:
-        with open(path) as lines:
-            for line in lines:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 def memory_now() -> dict[str, float]:
@@ -129,38 +119,10 @@ def traced_by_package(top: int = 14) -> dict[str, float]:
 
 def serve(reply_bytes: int, rate: float, delta_bytes: int) -> None:
     sys.path.insert(0, str(ROOT))
+    from _paced_server import serve_paced_reply
     from stream_latency import deltas  # the same Markdown-ish text (prose, fences, CJK, lists, tables)
 
-    from tests.support.loopback import LoopbackServer, ScriptedResponse, anthropic_sse
-
-    def body():
-        yield from anthropic_sse([
-            {"type": "message_start", "message": {"id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-bench",
-             "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        ])
-        source, start, sent, i = deltas(delta_bytes), time.perf_counter(), 0, 0
-        while sent < reply_bytes:
-            wait = start + i / rate - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
-            text = next(source)
-            sent, i = sent + len(text.encode()), i + 1
-            yield anthropic_sse([{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}])[0]
-        yield from anthropic_sse([
-            {"type": "content_block_stop", "index": 0},
-            {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": i}},
-            {"type": "message_stop"},
-        ])
-
-    server = LoopbackServer().start()
-    server.set_handler("/v1/messages", lambda request: ScriptedResponse(headers={"content-type": "text/event-stream"}, chunks=body()))
-    print(server.url, flush=True)
-    sys.stdin.read()  # until the parent closes our stdin
-    server.stop()
-
-
-# --- the measured process ---------------------------------------------------------------------------
+    serve_paced_reply(deltas, rate, delta_bytes, max_bytes=reply_bytes)
 
 
 def child(kind: str, settle_s: float, breakdown: bool) -> None:

@@ -51,41 +51,9 @@ def deltas(size: int):
 
 
 def serve(rate: float, seconds: float, delta_bytes: int) -> None:
-    from tests.support.loopback import LoopbackServer, ScriptedResponse, anthropic_sse
+    from _paced_server import serve_paced_reply
 
-    def body():
-        head = anthropic_sse(
-            [
-                {"type": "message_start", "message": {"id": "msg_bench", "type": "message", "role": "assistant",
-                 "model": "claude-bench", "content": [], "stop_reason": None, "stop_sequence": None,
-                 "usage": {"input_tokens": 10, "output_tokens": 1}}},
-                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-            ]
-        )
-        yield from head
-        source, start = deltas(delta_bytes), time.perf_counter()
-        for i in range(int(rate * seconds)):
-            wait = start + i / rate - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
-            elif time.perf_counter() - start > seconds:  # the client fell behind: stop offering at the time limit
-                break
-            event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": next(source)}}
-            yield anthropic_sse([event])[0]
-        yield from anthropic_sse(
-            [
-                {"type": "content_block_stop", "index": 0},
-                {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                 "usage": {"output_tokens": int(rate * seconds)}},
-                {"type": "message_stop"},
-            ]
-        )
-
-    server = LoopbackServer().start()
-    server.set_handler("/v1/messages", lambda request: ScriptedResponse(headers={"content-type": "text/event-stream"}, chunks=body()))
-    print(server.url, flush=True)
-    sys.stdin.read()  # until the parent closes our stdin
-    server.stop()
+    serve_paced_reply(deltas, rate, delta_bytes, seconds=seconds)
 
 
 # --- measurement helpers ---------------------------------------------------------------------------
