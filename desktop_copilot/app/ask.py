@@ -99,53 +99,89 @@ def report_end(finished: ev.RunFinished, session, err: TextIO) -> int:
     return _OUTCOME_EXIT.get(finished.outcome, EXIT_PROVIDER)
 
 
+FLUSH_DELAY = 0.02
+"""Seconds a streamed delta may wait before it is written to the terminal (about a frame: the text still flows,
+with one write per interval instead of one per delta); any other event is written at once."""
+
+
 class TerminalPrinter:
-    """Text to stdout as it streams; thinking and tool activity to stderr."""
+    """Text to stdout as it streams; thinking and tool activity to stderr. Deltas are written at most
+    FLUSH_DELAY after they arrive, together, rather than one write and flush each; any other event is written
+    at once, and what one stream holds is written before the other is written to."""
 
     def __init__(self, out: TextIO, err: TextIO, *, as_json: bool, show_thinking: bool) -> None:
         self.out, self.err = out, err
         self.as_json = as_json
         self.show_thinking = show_thinking
         self._wrote_text = False
+        self._unflushed: TextIO | None = None
+        self._held: list[str] = []
+        self._flush_soon = False
 
     def __call__(self, event: ev.Event) -> None:
+        kind = type(event)
         if self.as_json:
-            self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
-            self.out.flush()
+            self._write(self.out, json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+            if kind not in ev.DELTA_EVENTS:
+                self.flush()
+            return
+        if kind is ev.TextDelta:
+            self._write(self.out, event.text)
+            self._wrote_text = True
+            return
+        if kind is ev.ThinkingDelta:
+            if self.show_thinking:
+                self._write(self.err, event.text)
             return
         match event:
-            case ev.TextDelta(text=text):
-                self.out.write(text)
-                self.out.flush()
-                self._wrote_text = True
             case ev.TextEnd() if self._wrote_text:
-                self.out.write("\n")
-                self.out.flush()
+                self._write(self.out, "\n")
                 self._wrote_text = False
             case ev.ThinkingStart(redacted_data=data) if self.show_thinking:
-                self.err.write("[thinking (redacted)]\n" if data is not None else "[thinking] ")
-            case ev.ThinkingDelta(text=text) if self.show_thinking:
-                self.err.write(text)
+                self._write(self.err, "[thinking (redacted)]\n" if data is not None else "[thinking] ")
             case ev.ThinkingEnd() if self.show_thinking:
-                self.err.write("\n")
+                self._write(self.err, "\n")
             case ev.ToolStatus(status=ToolCallStatus.AWAITING_APPROVAL):
-                return
+                pass
             case ev.ToolStatus(name=name, status=status, result=result, is_error=is_error):
                 line = f"[tool] {name}: {status.value}"
                 if result and is_error:
                     line += f": {result.splitlines()[0] if result.strip() else ''}"
-                self.err.write(line + "\n")
+                self._write(self.err, line + "\n")
             case ev.LoopDetected(name=name, repeats=repeats):
-                self.err.write(f"[loop] {name} was called {repeats} times in a row with the same arguments; stopping.\n")
+                self._write(self.err, f"[loop] {name} was called {repeats} times in a row with the same arguments; stopping.\n")
             case ev.Error(message=message):
                 if self._wrote_text:
-                    self.out.write("\n")
-                    self.out.flush()
+                    self._write(self.out, "\n")
                     self._wrote_text = False
-                self.err.write(f"error: {message}\n")
+                self._write(self.err, f"error: {message}\n")
             case ev.RunFinished(outcome=outcome, detail=detail) if outcome in ("round_limit", "stopped"):
-                self.err.write(f"{detail}\n")
-        self.err.flush()
+                self._write(self.err, f"{detail}\n")
+        self.flush()
+
+    def flush(self) -> None:
+        """Write out what is held (FLUSH_DELAY after the first held delta, at once for other events)."""
+        self._flush_soon = False
+        if self._unflushed is not None:
+            self._unflushed.write("".join(self._held))
+            self._unflushed.flush()
+            self._unflushed = None
+            self._held.clear()
+
+    def _write(self, stream: TextIO, text: str) -> None:
+        """Hold `text` for `stream` until the flush: one write and one flush per FLUSH_DELAY, however the stream
+        is buffered (PYTHONUNBUFFERED makes every write a system call)."""
+        if self._unflushed is not stream:
+            self.flush()  # keep stdout and stderr in order on one terminal
+            self._unflushed = stream
+        self._held.append(text)
+        if not self._flush_soon:
+            try:
+                asyncio.get_running_loop().call_later(FLUSH_DELAY, self.flush)
+            except RuntimeError:  # no event loop: write through
+                self.flush()
+                return
+            self._flush_soon = True
 
 
 def run(args: argparse.Namespace) -> int:
@@ -224,6 +260,8 @@ async def _ask(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         except asyncio.CancelledError:
             return EXIT_STOPPED
+        finally:
+            printer.flush()
         return report_end(finished, session, sys.stderr)
     finally:
         await runtime.aclose()

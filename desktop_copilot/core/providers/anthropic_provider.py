@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -11,6 +12,7 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.request_log import RequestLog
+from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.secrets import Secret
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,19 @@ def describe_status_error(status: int | None, body: Any, fallback: str) -> str:
     if status:
         return f"The API answered {status}: {detail}"
     return detail
+
+
+def _stream_error(response: Any, data: bytes) -> Exception:
+    """What the SDK raises for an SSE `error` event after a 200: an APIStatusError whose status is 200."""
+    import anthropic
+
+    text = data.decode("utf-8", "replace")
+    try:
+        body: Any = json.loads(text)
+        message = f"{body}"
+    except ValueError:
+        body, message = text, text or f"Error code: {response.status_code}"
+    return anthropic.APIStatusError(message, response=response, body=body)
 
 
 class AnthropicProvider:
@@ -102,13 +117,21 @@ class AnthropicProvider:
         failure: ev.Error | None = None
         try:
             try:
-                response = await self.client().messages.create(**build_params(request), stream=True)
-                record.response(getattr(response, "response", None))
-                async with response:
-                    async for raw in response:
-                        for event in mapper.feed(raw):
-                            record.event(event)
-                            yield event
+                # The SDK sends the request (auth, retries, HTTP errors); the body's events are read here as plain
+                # JSON: no SDK object is built per event (the largest CPU cost per delta of `messages.create(stream=True)`).
+                async with self.client().messages.with_streaming_response.create(**build_params(request), stream=True) as response:
+                    http = response.http_response
+                    record.response(http)
+                    reader = SSEReader()
+                    async for chunk in http.aiter_bytes():
+                        for name, data in reader.feed(chunk):
+                            if name == "error":
+                                raise _stream_error(http, data)
+                            if not name or name == "ping" or not data:  # as the SDK's stream skips them
+                                continue
+                            for event in mapper.feed(json.loads(data)):
+                                record.event(event)
+                                yield event
             except anthropic.APIStatusError as exc:
                 record.error(exc)
                 message = describe_status_error(exc.status_code, exc.body, exc.message)

@@ -165,6 +165,10 @@ class AnthropicEventMapper:
         self._open: set[int] = set()
 
     def feed(self, raw: Any) -> list[ev.Event]:
+        if type(raw) is dict and raw.get("type") == "content_block_delta":  # most events: text of a text block
+            delta, index = raw.get("delta"), raw.get("index")
+            if type(delta) is dict and delta.get("type") == "text_delta" and index not in self._raw:
+                return [ev.TextDelta(index=index, text=delta.get("text") or "")]
         kind = field_of(raw, "type")
         handler = getattr(self, f"_on_{kind}", None)
         return handler(raw) if handler else []

@@ -14,6 +14,7 @@ from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.providers.chat_completions_wire import ChatCompletionsEventMapper, build_params
 from desktop_copilot.core.providers.request_log import RequestLog
+from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.secrets import Secret
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,16 @@ def describe_stream_error(vendor: str, body: Any, fallback: str, *, started: boo
     if started:
         return f"The {vendor_name(vendor)} API reported an error mid-reply ({what}).{KEPT}"
     return f"The {vendor_name(vendor)} API reported an error ({what})."
+
+
+def _stream_error(response: Any, error: Any) -> Exception:
+    """What the SDK raises for an error object inside a 200 stream: an APIError with the inner object as body."""
+    import openai
+
+    message = error.get("message") if isinstance(error, dict) else None
+    if not message or not isinstance(message, str):
+        message = "An error occurred during streaming"
+    return openai.APIError(message, response.request, body=error)
 
 
 class ChatCompletionsProvider:
@@ -150,18 +161,30 @@ class ChatCompletionsProvider:
         failure: ev.Error | None = None
         try:
             try:
-                response = await self.client().chat.completions.create(
+                # The SDK sends the request (auth, retries, HTTP errors); the body's chunks are read here as plain
+                # JSON: no SDK object is built per chunk (the largest CPU cost per delta of `create(stream=True)`).
+                async with self.client().chat.completions.with_streaming_response.create(
                     **build_params(request, vendor=self.vendor), stream=True, **self._auth_options()
-                )
-                http = getattr(response, "response", None)
-                record.response(http)
-                if http is not None and not record.request_id:
-                    record.request_id = http.headers.get("x-request-id", "")
-                async with response:
-                    async for chunk in response:
-                        for event in mapper.feed(chunk):
-                            record.event(event)
-                            yield event
+                ) as response:
+                    http = response.http_response
+                    record.response(http)
+                    if not record.request_id:
+                        record.request_id = http.headers.get("x-request-id", "")
+                    reader = SSEReader()
+                    done = False
+                    async for raw in http.aiter_bytes():
+                        if done:  # after [DONE] the rest is read (and ignored) so the connection can be reused
+                            continue
+                        for _name, data in reader.feed(raw):
+                            if data.startswith(b"[DONE]"):
+                                done = True
+                                break
+                            chunk = json.loads(data)
+                            if isinstance(chunk, dict) and chunk.get("error"):  # an error object inside a 200 stream
+                                raise _stream_error(http, chunk["error"])
+                            for event in mapper.feed(chunk):
+                                record.event(event)
+                                yield event
             except openai.APIStatusError as exc:
                 record.error(exc)
                 message = describe_status_error(self.vendor, exc.status_code, exc.body, exc.message)

@@ -153,6 +153,11 @@ class OllamaEventMapper:
         return self._calls + (self._parser.calls if self._parser else 0)
 
     def feed(self, line: dict[str, Any]) -> list[ev.Event]:
+        message = line.get("message")
+        if (self._text is not None and self._parser is None and type(message) is dict and not line.get("done")
+                and not line.get("error") and not message.get("thinking") and not message.get("tool_calls")):
+            content = message.get("content")  # most lines: more of the open text block, and nothing else
+            return [ev.TextDelta(index=self._text, text=content)] if content else []
         if line.get("error"):
             return self.fail(_error_text(line["error"]))
         events: list[ev.Event] = []

@@ -53,6 +53,8 @@ class RequestLog:
                 return
 
     def event(self, event: ev.Event) -> None:
+        if type(event) is ev.TextDelta and self.first_event is not None:  # most events: nothing to note
+            return
         if self.first_event is None and not isinstance(event, ev.Error):
             self.first_event = time.monotonic() - self.started
         if isinstance(event, ev.UsageUpdate):
