@@ -38,11 +38,12 @@ class StoreRecorder:
             self._dirty[event.message.id] = event.message
             self.flush()
             return
-        message = self._find(event.message_id)
-        if message is not None:
+        if event.message_id not in self._dirty and (message := self._find(event.message_id)) is not None:
             self._dirty[message.id] = message
         if not isinstance(event, WRITTEN_LATER):
             self.flush()
+            return
+        if self._timer is not None:  # a write is already due: the delta goes with it
             return
         due = self._last_write + WRITE_INTERVAL - time.monotonic()
         if due <= 0:
