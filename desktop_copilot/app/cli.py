@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktop_copilot.core.paths import AppPaths
 
     configure_logging(AppPaths.resolve(), level_from(args.debug))
-    if args.command is None:
+    if args.command is None:  # options alone (`--`): the window, as with no arguments
         return _open_window(argv)
     log_startup(args.command)
     code = None

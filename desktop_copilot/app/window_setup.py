@@ -172,8 +172,7 @@ def run_window(app: QApplication, window: MainWindow) -> int:
         start_on_first_use(window)
         if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
             QTimer.singleShot(500, window.close)
-        if window.isVisible():  # not closed during its first frame
-            run_until_closed(window, loop)
+        run_until_closed(window, loop)
         return 0
     finally:
         runtime.stop_mcp()

@@ -38,7 +38,8 @@ class StoreRecorder:
             self._dirty[event.message.id] = event.message
             self.flush()
             return
-        if event.message_id not in self._dirty and (message := self._find(event.message_id)) is not None:
+        message = self._find(event.message_id)
+        if message is not None:
             self._dirty[message.id] = message
         if not isinstance(event, WRITTEN_LATER):
             self.flush()

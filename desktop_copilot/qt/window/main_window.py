@@ -68,10 +68,9 @@ class MainWindow(QMainWindow):
     open_folder: Callable[[Path], bool] = staticmethod(show_in_file_manager)
     """How Help ▸ Open log folder shows the folder; tests put a recorder here."""
 
-    def __init__(self, controller: ChatController | None = None, parent: QWidget | None = None,
-                 first_frame: FirstFrameSettings | None = None) -> None:
-        """With a controller, the whole window. Without one, only its frame (`first_frame`'s size and place, the
-        theme, a `StartupFrame`), which shows at once; `attach(controller)` builds the rest in place."""
+    def __init__(self, parent: QWidget | None = None, first_frame: FirstFrameSettings | None = None) -> None:
+        """Only the window's frame (with `first_frame`: its last size and place, the theme, a `StartupFrame`), which
+        shows at once; `attach(controller)` builds the rest in place (app/window_setup.py)."""
         super().__init__(parent)
         self.controller: ChatController | None = None
         self.setWindowTitle("Desktop Copilot")  # i18n: not translated
@@ -81,8 +80,6 @@ class MainWindow(QMainWindow):
             self._restore_geometry(first_frame.window_geometry)
             sidebar = first_frame.window_splitter_sizes[0] if len(first_frame.window_splitter_sizes) == 2 else SIDEBAR_WIDTH
             self.setCentralWidget(StartupFrame(sidebar if first_frame.sidebar_visible else 0, first_frame_theme(first_frame.theme)))
-        if controller is not None:
-            self.attach(controller)
 
     def attach(self, controller: ChatController) -> None:
         """Builds the window's parts around `controller` (replacing the startup frame) and restores its last state."""
