@@ -12,7 +12,7 @@ from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.providers.catalog import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
-from desktop_copilot.core.providers.factory import create_provider
+from desktop_copilot.core.providers.factory import create_provider, default_deadlines
 from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.approval.decisions import Approver, deny_without_terminal
 from desktop_copilot.core.approval.grants import GrantStore
@@ -173,7 +173,10 @@ class Runtime:
 
     def _provider_with(self, spec: ProviderSpec, key: Secret | None) -> Provider:
         """The provider for `spec` with `key`, made anew only when the key or the base URL changed."""
-        wanted = (key, self.base_url(spec))
+        deadlines = default_deadlines(spec)
+        if self.settings is not None:
+            deadlines = self.settings.stream_deadlines(deadlines)
+        wanted = (key, self.base_url(spec), deadlines)
         held = self._providers.get(spec.id)
         if held is not None and held[0] == wanted:
             return held[1]

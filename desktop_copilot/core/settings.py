@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serial
 from desktop_copilot.core.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 from desktop_copilot.core.pricing import ModelPrice
+from desktop_copilot.core.providers.deadlines import StreamDeadlines
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,15 @@ class Settings(BaseModel):
     """The interface language: "auto" (the system locale), "en" or "zh_CN"; read at start-up (desktop_copilot/i18n)."""
     theme: str = "auto"
     """Light or dark: "auto" (the system's colour scheme), "light" or "dark"; applied live (qt/common/theme_switch.py)."""
+    first_byte_timeout: float | None = Field(default=None, gt=0)
+    """Seconds a provider may take before its response begins, then the reply fails with Retry offered; None: the
+    provider's default (core/providers/deadlines.py: 60 s, a local Ollama 300 s)."""
+    stream_idle_timeout: float | None = Field(default=None, gt=0)
+    """Seconds a reply may stall once begun, then it is kept, marked interrupted, with Continue offered; None: 120 s."""
+
+    def stream_deadlines(self, default: StreamDeadlines) -> StreamDeadlines:
+        """`default` (a provider's deadlines) with what these settings change."""
+        return StreamDeadlines(first_byte=self.first_byte_timeout or default.first_byte, idle=self.stream_idle_timeout or default.idle)
 
     @field_validator("theme", mode="before")
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -11,6 +12,8 @@ from typing import Any
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.busy_retry import call_retrying, open_retrying, sdk_retry_wait
+from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched
 from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.secrets import Secret
@@ -73,11 +76,13 @@ class AnthropicProvider:
         *,
         max_retries: int = 3,
         timeout: float = 600.0,
+        deadlines: StreamDeadlines = DEFAULT_DEADLINES,
     ) -> None:
         self._api_key = api_key
         self._base_url = base_url or DEFAULT_BASE_URL
         self._max_retries = max_retries
         self._timeout = timeout
+        self._deadlines = deadlines
         self._client: Any = None
 
     def __repr__(self) -> str:
@@ -90,7 +95,7 @@ class AnthropicProvider:
             self._client = anthropic.AsyncAnthropic(
                 api_key=self._api_key.reveal(),
                 base_url=self._base_url,
-                max_retries=self._max_retries,
+                max_retries=0,  # the stream retries a busy answer itself (busy_retry), each try within its deadline
                 timeout=self._timeout,
             )
         return self._client
@@ -104,7 +109,9 @@ class AnthropicProvider:
     async def list_models(self) -> list[str]:
         """Model ids from `GET /v1/models` (raises the SDK's errors)."""
         started = time.monotonic()
-        page = await self.client().models.list(limit=100)
+        import anthropic
+
+        page, _ = await call_retrying(lambda: self.client().models.list(limit=100), sdk_retry_wait(anthropic, self._max_retries))
         log.info("anthropic models list: %d models in %.3fs", len(page.data), time.monotonic() - started)
         return [m.id for m in page.data]
 
@@ -117,13 +124,19 @@ class AnthropicProvider:
         failure: ev.Error | None = None
         try:
             try:
-                # The SDK sends the request (auth, retries, HTTP errors); the body's events are read here as plain
+                # The SDK sends the request (auth, HTTP errors); the body's events are read here as plain
                 # JSON: no SDK object is built per event (the largest CPU cost per delta of `messages.create(stream=True)`).
-                async with self.client().messages.with_streaming_response.create(**build_params(request), stream=True) as response:
-                    http = response.http_response
+                async with contextlib.AsyncExitStack() as stack:
+                    params = build_params(request)
+                    opened, retries = await open_retrying(
+                        self._deadlines, stack, lambda: self.client().messages.with_streaming_response.create(**params, stream=True),
+                        sdk_retry_wait(anthropic, self._max_retries))
+                    http = opened.http_response
                     record.response(http)
+                    record.retries = retries
                     reader = SSEReader()
-                    async for chunk in http.aiter_bytes():
+                    chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, http.aiter_bytes())))
+                    async for chunk in chunks:
                         for name, data in reader.feed(chunk):
                             if name == "error":
                                 raise _stream_error(http, data)
@@ -140,6 +153,13 @@ class AnthropicProvider:
                 record.error(exc)
                 if not mapper.finished:
                     failure = self._connection_failure(mapper.started, exc)
+            except StreamTimeout as exc:
+                record.error(exc)
+                failure = exc.as_error("The Anthropic API", started=mapper.started)
+            except json.JSONDecodeError as exc:
+                kept = " The partial reply was kept." if mapper.started else ""
+                failure = ev.Error(reason="interrupted" if mapper.started else "error",
+                                   message=f"The Anthropic API sent an event that is not JSON ({exc}); the reply was cut there.{kept}")
             except Exception as exc:  # a broken stream must not escape as an exception
                 log.exception("unexpected failure while streaming")
                 detail = f"{type(exc).__name__}: {exc}."

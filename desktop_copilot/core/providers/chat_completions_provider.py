@@ -3,6 +3,7 @@ retries, headers) and streams unified events; the vendor id picks the wire rules
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -13,6 +14,8 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.providers.chat_completions_wire import ChatCompletionsEventMapper, build_params
+from desktop_copilot.core.providers.busy_retry import call_retrying, open_retrying, sdk_retry_wait
+from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched
 from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.secrets import Secret
@@ -100,8 +103,10 @@ class ChatCompletionsProvider:
         max_retries: int = 3,
         timeout: float = 600.0,
         extra_headers: dict[str, str] | None = None,
+        deadlines: StreamDeadlines = DEFAULT_DEADLINES,
     ) -> None:
         self._api_key = api_key
+        self._deadlines = deadlines
         self._base_url = base_url
         self.vendor = vendor
         self._max_retries = max_retries
@@ -122,7 +127,7 @@ class ChatCompletionsProvider:
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key.reveal() if self._api_key is not None else no_key,
                 base_url=self._base_url,
-                max_retries=self._max_retries,
+                max_retries=0,  # the stream retries a busy answer itself (busy_retry), each try within its deadline
                 timeout=self._timeout,
                 default_headers=self._extra_headers or None,
             )
@@ -147,7 +152,9 @@ class ChatCompletionsProvider:
     async def list_models(self) -> list[str]:
         """Model ids from `GET /models` (raises the SDK's errors)."""
         started = time.monotonic()
-        page = await self.client().models.list(**self._auth_options())
+        import openai
+
+        page, _ = await call_retrying(lambda: self.client().models.list(**self._auth_options()), sdk_retry_wait(openai, self._max_retries))
         ids = [model.id for model in page.data]
         log.info("%s models list: %d models in %.3fs", self.vendor, len(ids), time.monotonic() - started)
         return ids
@@ -161,18 +168,23 @@ class ChatCompletionsProvider:
         failure: ev.Error | None = None
         try:
             try:
-                # The SDK sends the request (auth, retries, HTTP errors); the body's chunks are read here as plain
+                # The SDK sends the request (auth, HTTP errors); the body's chunks are read here as plain
                 # JSON: no SDK object is built per chunk (the largest CPU cost per delta of `create(stream=True)`).
-                async with self.client().chat.completions.with_streaming_response.create(
-                    **build_params(request, vendor=self.vendor), stream=True, **self._auth_options()
-                ) as response:
-                    http = response.http_response
+                async with contextlib.AsyncExitStack() as stack:
+                    params = build_params(request, vendor=self.vendor)
+                    opened, retries = await open_retrying(
+                        self._deadlines, stack,
+                        lambda: self.client().chat.completions.with_streaming_response.create(**params, stream=True, **self._auth_options()),
+                        sdk_retry_wait(openai, self._max_retries))
+                    http = opened.http_response
                     record.response(http)
+                    record.retries = retries
                     if not record.request_id:
                         record.request_id = http.headers.get("x-request-id", "")
                     reader = SSEReader()
                     done = False
-                    async for raw in http.aiter_bytes():
+                    chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, http.aiter_bytes())))
+                    async for raw in chunks:
                         if done:  # after [DONE] the rest is read (and ignored) so the connection can be reused
                             continue
                         for _name, data in reader.feed(raw):
@@ -200,6 +212,9 @@ class ChatCompletionsProvider:
             except json.JSONDecodeError as exc:
                 message = f"The {self._name} API sent a chunk that is not JSON ({exc})."
                 failure = ev.Error(reason="error", message=message + (KEPT if mapper.started else ""))
+            except StreamTimeout as exc:
+                record.error(exc)
+                failure = exc.as_error(f"The {self._name} API", started=mapper.started)
             except Exception as exc:  # a broken stream must not escape as an exception
                 log.exception("unexpected failure while streaming from %s", self.vendor)
                 detail = f"{type(exc).__name__}: {exc}."

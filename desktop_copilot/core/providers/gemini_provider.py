@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
 import logging
 import re
@@ -19,6 +18,8 @@ from urllib.parse import quote
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.busy_retry import BUSY_STATUSES, busy_wait, retry_after, too_long_words
+from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched, open_within
 from desktop_copilot.core.providers.gemini_wire import PROVIDER_ID, GeminiEventMapper, build_body
 from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.secrets import Secret
@@ -29,8 +30,6 @@ if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-MAX_RETRY_WAIT = 30.0
 """Longest wait (seconds) a busy answer may ask for before a retry; a longer one is reported to the user instead."""
 MAX_MODEL_PAGES = 5
 _RAW_LINES_LIMIT = 200
@@ -88,16 +87,9 @@ def describe_error(status: int | None, raw: bytes | str, model: str = "") -> str
 
 def retry_delay(headers: Any, raw: bytes) -> float | None:
     """Seconds the server asks us to wait: `Retry-After` (seconds or a date), else Google's `RetryInfo`."""
-    value = (headers.get("retry-after") or "").strip()
-    if value:
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-                return max(0.0, when.timestamp() - time.time())
-            except (TypeError, ValueError):
-                pass
+    asked = retry_after(headers)
+    if asked is not None:
+        return asked
     error, _ = _error_body(raw)
     for detail in error.get("details") or []:
         if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
@@ -110,7 +102,9 @@ def retry_delay(headers: Any, raw: bytes) -> float | None:
 class GeminiProvider:
     """Streams Gemini replies over httpx (imported on first use)."""
 
-    def __init__(self, api_key: Secret, base_url: str = DEFAULT_BASE_URL, *, max_retries: int = 3, timeout: float = 600.0) -> None:
+    def __init__(self, api_key: Secret, base_url: str = DEFAULT_BASE_URL, *, max_retries: int = 3, timeout: float = 600.0,
+                 deadlines: StreamDeadlines = DEFAULT_DEADLINES) -> None:
+        self._deadlines = deadlines
         url = (base_url or DEFAULT_BASE_URL).strip().rstrip("/")
         for suffix in ("/v1beta", "/v1"):  # a base URL copied with its version
             url = url.removesuffix(suffix)
@@ -173,12 +167,15 @@ class GeminiProvider:
         mapper = GeminiEventMapper()
         failure: ev.Error | None = None
         interruption = "The stream ended before Gemini said the reply was finished"
+        stall = ""
         try:
             try:
                 body = build_body(request)
                 for attempt in range(self._max_retries + 1):
                     try:
-                        async with self.client().stream("POST", self._url(request.model), params={"alt": "sse"}, json=body) as response:
+                        async with contextlib.AsyncExitStack() as stack:
+                            opening = self.client().stream("POST", self._url(request.model), params={"alt": "sse"}, json=body)
+                            response = await open_within(self._deadlines, stack, opening)
                             record.response(response)
                             record.retries = attempt
                             if response.status_code >= 400:
@@ -206,6 +203,11 @@ class GeminiProvider:
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
                 record.error(exc)
                 failure = ev.Error(reason="error", message=f"Could not reach Gemini at {self._base_url}: {exc or type(exc).__name__}.")
+            except StreamTimeout as exc:
+                record.error(exc)
+                failure = exc.as_error("Gemini", started=mapper.started)
+                if mapper.started:  # the end of what came: its open blocks closed, then the stall
+                    failure, stall = None, exc.describe("Gemini", started=True)
             except httpx.TransportError as exc:  # the connection broke or went silent mid-reply
                 record.error(exc)
                 interruption = f"The connection to Gemini broke before the reply finished ({type(exc).__name__}: {exc or 'no details'})"
@@ -217,7 +219,7 @@ class GeminiProvider:
             if failure is None:  # the end of the stream: done, the error its finish reason means, or interrupted
                 for event in mapper.finish(interruption):
                     if isinstance(event, ev.Error):
-                        event.message = self._api_key.redact(event.message)
+                        event.message = self._api_key.redact(stall or event.message)
                     record.event(event)
                     yield event
             else:
@@ -228,20 +230,12 @@ class GeminiProvider:
             record.finish()
 
     def _retry_wait(self, status: int, headers: Any, raw: bytes, attempt: int) -> float | None:
-        """Seconds to wait before retrying a busy answer, or None to give up (not retryable, out of tries, or
-        the server asks for longer than MAX_RETRY_WAIT)."""
-        if status not in RETRY_STATUSES or attempt >= self._max_retries:
-            return None
-        asked = retry_delay(headers, raw)
-        wait = asked if asked is not None else min(8.0, 0.5 * 2**attempt)
-        return wait if wait <= MAX_RETRY_WAIT else None
+        """Seconds to wait before retrying a busy answer, or None to give up."""
+        return busy_wait(status, retry_delay(headers, raw), attempt, self._max_retries)
 
     def _http_failure(self, status: int, headers: Any, raw: bytes, model: str) -> ev.Error:
-        message = describe_error(status, raw, model)
-        asked = retry_delay(headers, raw) if status in RETRY_STATUSES else None
-        if asked is not None and asked > MAX_RETRY_WAIT:
-            message += f" Gemini asks to wait {asked:.0f} s."
-        return ev.Error(reason="error", message=message, status_code=status)
+        asked = retry_delay(headers, raw) if status in BUSY_STATUSES else None
+        return ev.Error(reason="error", message=describe_error(status, raw, model) + too_long_words(asked, "Gemini"), status_code=status)
 
     async def _events(self, response: httpx.Response, mapper: GeminiEventMapper, model: str) -> AsyncIterator[ev.Event]:
         """Unified events from the SSE body: each event's `data:` lines joined, CRLF or LF; a raw JSON object
@@ -254,29 +248,34 @@ class GeminiProvider:
                 if events and isinstance(events[-1], ev.Error):
                     return
 
-    @staticmethod
-    async def _chunks(response: httpx.Response) -> AsyncIterator[str]:
+    async def _chunks(self, response: httpx.Response) -> AsyncIterator[str]:
         """The JSON text of each SSE event (`data:` lines joined), or of a raw JSON object written line by line."""
         data: list[str] = []
         raw: list[str] = []
-        async for line in response.aiter_lines():
-            if line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
-            elif line == "":
-                if data:
-                    yield "\n".join(data)
-                    data = []
-            elif not line.startswith((":", "event:", "id:", "retry:")):
-                raw.append(line)  # not SSE: a JSON body written line by line
-                try:
-                    json.loads("\n".join(raw))
-                except json.JSONDecodeError:
-                    if len(raw) < _RAW_LINES_LIMIT:
-                        continue
-                yield "\n".join(raw)
-                raw = []
+        async with contextlib.aclosing(idle_watched(self._deadlines, response.aiter_lines())) as lines:
+            async for line in lines:
+                if line.startswith("data:"):
+                    data.append(line[5:].removeprefix(" "))
+                elif line == "":
+                    if data:
+                        yield "\n".join(data)
+                        data = []
+                elif not line.startswith((":", "event:", "id:", "retry:")):
+                    raw.append(line)  # not SSE: a JSON body written line by line
+                    try:
+                        json.loads("\n".join(raw))
+                    except json.JSONDecodeError:
+                        if len(raw) < _RAW_LINES_LIMIT:
+                            continue
+                    yield "\n".join(raw)
+                    raw = []
         leftover = "\n".join(data or raw)
         if leftover.strip():  # the last event without its blank line: read anyway, as Google's SDK does
+            try:
+                json.loads(leftover)
+            except json.JSONDecodeError:  # cut off with the body: the reply was interrupted there
+                log.warning("gemini's stream ended inside an event (%d characters)", len(leftover))
+                return
             yield leftover
 
     @staticmethod

@@ -4,6 +4,8 @@ model that refuses them, remembering that per model."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -13,6 +15,8 @@ from urllib.parse import urlsplit
 
 from desktop_copilot.core import events as ev
 from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.busy_retry import busy_wait, retry_after, too_long_words
+from desktop_copilot.core.providers.deadlines import LOCAL_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched, open_within
 from desktop_copilot.core.providers.ollama_wire import OllamaEventMapper, build_body
 from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.providers.stream_reader import LineReader
@@ -28,6 +32,8 @@ INTERRUPTED_MESSAGE = "The reply from Ollama stopped before it finished ({detail
 NO_TOOLS = "does not support tools"
 NO_THINKING = "does not support thinking"
 _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+OLLAMA_BUSY = frozenset({429, 503, 529})
+"""Answers worth asking again: a hosted server's rate limit, a full queue (OLLAMA_MAX_QUEUE); a 500 is about the model."""
 
 
 def _detail(body: bytes) -> str:
@@ -43,10 +49,21 @@ def _detail(body: bytes) -> str:
     return str(error) if error else text[:300]
 
 
+def _is_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
 class OllamaProvider:
     """Streams replies from Ollama's native API over httpx (imported on first use)."""
 
-    def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: Secret | None = None, timeout: float = 600.0) -> None:
+    def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: Secret | None = None, timeout: float = 600.0,
+                 max_retries: int = 3, deadlines: StreamDeadlines = LOCAL_DEADLINES) -> None:
+        self._max_retries = max(0, max_retries)
+        self._deadlines = deadlines
         url = (base_url or DEFAULT_BASE_URL).strip().rstrip("/")
         self._base_url = url.removesuffix("/api") if url.endswith("/api") else url
         self._api_key = api_key
@@ -103,23 +120,34 @@ class OllamaProvider:
         failure: ev.Error | None = None
         try:
             try:
-                for attempt in range(3):  # at most one fallback each for tools and thinking
+                fallbacks = busy_tries = 0  # at most one fallback each for tools and thinking; retries of a busy answer
+                while True:
                     prompt_tools = request.model in self._prompt_tool_models
                     body = build_body(request, prompt_tools=prompt_tools,
                                       think_supported=request.model not in self._no_think_models)
                     mapper = OllamaEventMapper(prompt_tools=prompt_tools and bool(request.tools))
-                    async with self.client().stream("POST", "/api/chat", json=body) as response:
+                    async with contextlib.AsyncExitStack() as stack:
+                        response = await open_within(self._deadlines, stack, self.client().stream("POST", "/api/chat", json=body))
                         record.response(response)
-                        record.retries = attempt
+                        record.retries = fallbacks + busy_tries
                         if response.status_code >= 400:
                             detail = _detail(await response.aread())
-                            if self._fall_back(request, response.status_code, detail):
+                            if fallbacks < 2 and self._fall_back(request, response.status_code, detail):
+                                fallbacks += 1
                                 continue
-                            failure = ev.Error(reason="error", message=self._describe(response.status_code, detail, request.model),
-                                               status_code=response.status_code)
+                            asked = retry_after(response.headers)
+                            wait = busy_wait(response.status_code, asked, busy_tries, self._max_retries, OLLAMA_BUSY)
+                            if wait is not None:
+                                log.info("ollama answered %d: retrying in %.1fs", response.status_code, wait)
+                                busy_tries += 1
+                                await asyncio.sleep(wait)
+                                continue
+                            failure = ev.Error(reason="error", status_code=response.status_code,
+                                               message=self._describe(response.status_code, detail, request.model) + too_long_words(asked, "Ollama"))
                             break
                         reader = LineReader()  # lines cut from the bytes: cheaper than httpx's text decoding per line
-                        async for chunk in response.aiter_bytes():
+                        chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, response.aiter_bytes())))
+                        async for chunk in chunks:
                             for line in reader.feed(chunk):
                                 for event in self._map_line(mapper, line):
                                     record.event(event)
@@ -130,6 +158,9 @@ class OllamaProvider:
                                 break
                         else:
                             for line in reader.close():  # a last line without its line end
+                                if not _is_json(line):  # cut off with the body: the reply was interrupted there
+                                    log.warning("ollama's stream ended inside a line (%d bytes)", len(line))
+                                    break
                                 for event in self._map_line(mapper, line):
                                     record.event(event)
                                     yield event
@@ -140,6 +171,9 @@ class OllamaProvider:
                 record.error(exc)
                 failure = ev.Error(reason="error", message=f"Could not reach Ollama at {self._base_url}; is it running "
                                                            f"(`ollama serve`)? ({exc or type(exc).__name__})")
+            except StreamTimeout as exc:
+                record.error(exc)
+                failure = exc.as_error("Ollama", started=mapper.started)
             except httpx.TimeoutException as exc:
                 record.error(exc)
                 failure = self._after_start(mapper, f"Ollama sent nothing for {self._timeout:g} s")

@@ -41,7 +41,8 @@ class SSEReader:
 def _event(block: bytes) -> SSEvent | None:
     if block.startswith(b"data:") and b"\n" not in block:  # the usual event: one data line, no name
         value = block[5:]
-        return "", value[1:] if value[:1] == b" " else value
+        value = value[1:] if value[:1] == b" " else value
+        return ("", value) if value else None  # `data:` alone is no event, as below
     name, data = "", []
     for line in block.split(b"\n"):
         if line.startswith(b"data:"):

@@ -156,7 +156,7 @@ async def test_list_changed_in_both_protocol_eras(mode):
 @pytest.mark.asyncio
 async def test_tool_lists_are_followed_across_pages(managers):
     manager = await started(managers(stdio_config("demo", "--page-size", "3")))
-    assert len(manager.statuses()[0].tools) == 13
+    assert len(manager.statuses()[0].tools) == 15
 
 
 @pytest.mark.asyncio
@@ -226,7 +226,7 @@ async def test_reload_starts_new_stops_removed_and_restarts_changed():
 async def test_test_connects_once_and_reports(managers):
     manager = managers()
     good = await manager.test(stdio_config("probe"))
-    assert good.state is ServerState.READY and len(good.tools) == 13 and good.kind == "stdio"
+    assert good.state is ServerState.READY and len(good.tools) == 15 and good.kind == "stdio"
     bad = await manager.test(stdio_config("probe", env={"T": "${keyring:nope}"}))
     assert bad.state is ServerState.FAILED and "nope" in bad.last_error
     assert manager.statuses() == []

@@ -107,6 +107,16 @@ def build_server(name: str = "demo", **settings: Any) -> DemoServer:
         """Always answers with isError."""
         return types.CallToolResult(content=[types.TextContent(text=f"failed: {reason}")], is_error=True)
 
+    @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
+    def blob(size: int) -> str:
+        """`size` characters of text (a huge result)."""
+        return ("0123456789abcdef" * (size // 16 + 1))[:size]
+
+    @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
+    def boom(reason: str = "the disk caught fire") -> str:
+        """Raises an exception inside the tool."""
+        raise RuntimeError(reason)
+
     @server.tool()
     def no_hints(text: str = "") -> str:
         """A tool without annotations."""

@@ -1,0 +1,99 @@
+"""When to ask a busy server again (429, 5xx, 529): the wait its `Retry-After` header asks for, else a growing
+backoff; no retry when out of tries or when it asks for longer than the app waits unattended."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from typing import Any, TypeVar
+
+from desktop_copilot.core.providers.deadlines import StreamDeadlines, open_within
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+BUSY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
+MAX_RETRY_WAIT = 30.0
+"""Seconds at most the app waits on its own before asking again; a longer wait is left to the user (Retry)."""
+
+
+def backoff(attempt: int) -> float:
+    """Seconds before try `attempt + 1` when the server does not say: 0.5, 1, 2, 4, 8, 8, …"""
+    return min(8.0, 0.5 * 2**attempt)
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds from `retry-after-ms` (OpenAI's and Anthropic's) or `Retry-After` (seconds or an HTTP date), None
+    when absent or unreadable."""
+    try:
+        return max(0.0, float(headers.get("retry-after-ms") or "") / 1000)
+    except ValueError:
+        pass
+    value = (headers.get("retry-after") or "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def busy_wait(status: int, asked: float | None, attempt: int, max_retries: int,
+              statuses: frozenset[int] = BUSY_STATUSES) -> float | None:
+    """Seconds to wait before try `attempt + 1`, or None to give up: not one of the busy `statuses`, out of
+    tries, or the server asks (`asked`) for longer than MAX_RETRY_WAIT."""
+    if status not in statuses or attempt >= max_retries:
+        return None
+    wait = asked if asked is not None else backoff(attempt)
+    return wait if wait <= MAX_RETRY_WAIT else None
+
+
+def too_long_words(asked: float | None, server: str) -> str:
+    """A sentence for an error whose server asked for a longer wait than the app takes on its own ("" if not)."""
+    return f" {server} asks to wait {asked:.0f} s." if asked is not None and asked > MAX_RETRY_WAIT else ""
+
+
+def sdk_retry_wait(sdk: Any, max_retries: int) -> Callable[[BaseException, int], float | None]:
+    """`wait(exc, attempt)` for an official SDK (anthropic, openai) whose client makes no retries of its own: a busy
+    status as `busy_wait` says, a connection that failed on the growing backoff, anything else not at all."""
+
+    def wait(exc: BaseException, attempt: int) -> float | None:
+        if isinstance(exc, sdk.APIStatusError):
+            return busy_wait(exc.status_code, retry_after(exc.response.headers), attempt, max_retries)
+        if isinstance(exc, sdk.APIConnectionError) and attempt < max_retries:
+            return backoff(attempt)
+        return None
+
+    return wait
+
+
+async def call_retrying(call: Callable[[], Awaitable[T]], wait: Callable[[BaseException, int], float | None]) -> tuple[T, int]:
+    """(what `call()` returns, and the retries it took): a try that raised is made again after
+    `wait(exc, attempt)` seconds, until `wait` says None (then the exception goes on)."""
+    attempt = 0
+    while True:
+        try:
+            return await call(), attempt
+        except Exception as exc:
+            pause = wait(exc, attempt)
+            if pause is None:
+                raise
+            log.info("%s: trying again in %.1f s", exc.__class__.__name__, pause)
+        await asyncio.sleep(pause)
+        attempt += 1
+
+
+async def open_retrying(deadlines: StreamDeadlines, stack: AsyncExitStack, opening: Callable[[], AbstractAsyncContextManager[T]],
+                        wait: Callable[[BaseException, int], float | None]) -> tuple[T, int]:
+    """(the response `opening()` gives, entered on `stack`, and the retries it took): each try within the
+    first-byte deadline of its own, a busy or failed one tried again as `wait` says."""
+    return await call_retrying(lambda: open_within(deadlines, stack, opening()), wait)
