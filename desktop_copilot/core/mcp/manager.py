@@ -468,7 +468,7 @@ class McpManager(ToolProvider):
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         from mcp.shared.exceptions import MCPError
-        from mcp_types import REQUEST_TIMEOUT
+        from mcp_types import INTERNAL_ERROR, PARSE_ERROR, REQUEST_TIMEOUT
 
         slot = self._slots.get(server)
         if slot is None:
@@ -486,6 +486,12 @@ class McpManager(ToolProvider):
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 raise ToolError(f"{tool} on the MCP server {server} did not answer within {timeout:g} s.") from None
+            if exc.code == PARSE_ERROR:  # the answer arrived broken (cut off, or not JSON-RPC)
+                raise ToolError(f"The MCP server {server} sent an answer to {tool} that could not be read, so whether the tool "
+                                f"ran is unknown. Try again, or check the server. ({redact(exc.message)[:300]})") from None
+            if exc.code == INTERNAL_ERROR and exc.message == "Server returned an error response":  # an HTTP error status
+                raise ToolError(f"The MCP server {server} answered the call to {tool} with an HTTP error: it may be busy or "
+                                "failing. Try again in a little while.") from None
             raise ToolError(f"The MCP server {server} refused the call to {tool}: {redact(exc.message)[:1000]}") from None
         return to_tool_result(result)
 
