@@ -155,7 +155,7 @@ class AnthropicProvider:
                     failure = self._connection_failure(mapper.started, exc)
             except StreamTimeout as exc:
                 record.error(exc)
-                failure = exc.as_error("The Anthropic API", started=mapper.started)
+                failure = exc.as_error("the Anthropic API", started=mapper.started)
             except json.JSONDecodeError as exc:
                 kept = " The partial reply was kept." if mapper.started else ""
                 failure = ev.Error(reason="interrupted" if mapper.started else "error",

@@ -214,7 +214,7 @@ class ChatCompletionsProvider:
                 failure = ev.Error(reason="error", message=message + (KEPT if mapper.started else ""))
             except StreamTimeout as exc:
                 record.error(exc)
-                failure = exc.as_error(f"The {self._name} API", started=mapper.started)
+                failure = exc.as_error(f"the {self._name} API", started=mapper.started)
             except Exception as exc:  # a broken stream must not escape as an exception
                 log.exception("unexpected failure while streaming from %s", self.vendor)
                 detail = f"{type(exc).__name__}: {exc}."

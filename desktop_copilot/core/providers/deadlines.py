@@ -41,12 +41,14 @@ class StreamTimeout(Exception):
         super().__init__(f"{what} for {seconds:g} s")
 
     def describe(self, provider: str, *, started: bool) -> str:
-        """A sentence for the user: what happened and what to do (`started`: part of the reply had arrived)."""
+        """A sentence for the user: what happened and what to do (`provider` as a noun in a sentence, "the
+        Anthropic API", "Gemini"; `started`: part of the reply had arrived)."""
+        subject = provider[:1].upper() + provider[1:]
         if self.phase == "first_byte":
-            return (f"{provider} did not answer within {self.seconds:g} s. The server may be overloaded or unreachable; "
+            return (f"{subject} did not answer within {self.seconds:g} s. The server may be overloaded or unreachable; "
                     "Retry, or check the connection and the base URL.")
         if not started:
-            return (f"{provider} began its response but sent nothing for {self.seconds:g} s, so the app stopped waiting. "
+            return (f"{subject} began its response but sent nothing for {self.seconds:g} s, so the app stopped waiting. "
                     "Retry in a little while.")
         return (f"The reply from {provider} stalled: nothing arrived for {self.seconds:g} s, so the app stopped waiting. "
                 "The partial reply was kept; Continue picks it up.")
@@ -114,6 +116,9 @@ async def idle_watched(deadlines: StreamDeadlines, source: AsyncIterable[T]) -> 
             yield item
     finally:
         state.timer.cancel()
+        closing = getattr(reads, "aclose", None)
+        if closing is not None:  # a reader left before its end (the reply finished): closed now, on this loop
+            await closing()
 
 
 class _Watch:

@@ -78,6 +78,8 @@ def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
                 reply.error or QCoreApplication.translate("RecoveryBar", "The model stopped without answering (stop reason: refusal)."))
     title = (QCoreApplication.translate("RecoveryBar", "This reply was interrupted.") if kind == MessageStatus.INTERRUPTED.value
              else QCoreApplication.translate("RecoveryBar", "This reply failed."))
+    if reply.error and "kept" in reply.error:  # the error says so already
+        return title, reply.error
     kept = QCoreApplication.translate("RecoveryBar", "The text received so far is kept.")
     return title, (f"{reply.error} " if reply.error else "") + kept
 
