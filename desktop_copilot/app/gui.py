@@ -1,6 +1,7 @@
 """GUI entry point: the window's first frame painted before anything heavy loads (only Qt, the window's frame, the
 theme and the translation: no pydantic, store, Markdown, Pygments or SDK), then its working parts built in place
-(app/window_setup.py) and run until it closes."""
+(app/window_setup.py) and run until it closes. A second launch on the same profile brings the open window to the
+front instead (app/single_instance.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from desktop_copilot.qt.common import pyside_import_check
 pyside_import_check.install()  # before the modules the window loads next: PySide6 would read each one's source
 
 from desktop_copilot import resources  # noqa: E402 - after the import check
+from desktop_copilot.app.single_instance import InstanceLock, show_first_instance  # noqa: E402
 from desktop_copilot.core.first_frame_settings import read_first_frame_settings  # noqa: E402
 from desktop_copilot.core.logs import configure_logging, current_log_file, log_shutdown, log_startup  # noqa: E402
 from desktop_copilot.core.paths import AppPaths  # noqa: E402
@@ -73,9 +75,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if current_log_file() is None:  # started as desktop-copilot-gui, not through the command line
         configure_logging(paths)
     code = None
+    lock = None
     try:
         app = create_application(argv)
         log_startup("window", _qt_description(app))
+        lock = InstanceLock(paths.data_dir)
+        if not lock.acquire():  # this profile's window is open: show it instead of a second one
+            lock = None
+            code = _second_launch(paths)
+            return code
         window = show_first_frame(app, paths.settings_file)
         from desktop_copilot.app.window_setup import run_window  # the rest loads after the first frame
 
@@ -84,8 +92,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.exception("the window stopped on an error")
         raise
     finally:
+        if lock is not None:
+            lock.release()
         log_shutdown("window", code)
     return 0
+
+
+def _second_launch(paths: AppPaths) -> int:
+    """0 when the window already open on this profile came to the front, 1 when it could not be reached."""
+    if show_first_instance(paths.data_dir):
+        log.info("Desktop Copilot is already open on this profile: its window was brought to the front")
+        print("Desktop Copilot is already open; its window was brought to the front.", file=sys.stderr)
+        return 0
+    log.warning("Desktop Copilot is already open on this profile, but its window did not answer")
+    print(f"Desktop Copilot is already open with the profile in {paths.data_dir.parent} (its window did not answer); "
+          "a second window was not opened.", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from desktop_copilot.app.single_instance import listen_for_second_launches
 from desktop_copilot.core.bootstrap import build_runtime, open_store
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.logs import install_crash_logging, unexpected_error_text
@@ -165,6 +166,7 @@ def run_window(app: QApplication, window: MainWindow) -> int:
     try:
         store.mark_unfinished_interrupted()
         attach_session(window, runtime, store)
+        listen_for_second_launches(window, runtime.paths.data_dir)  # a second launch shows this window
         undo_hooks = install_error_reporting(window)
         if theme_switch.theme.dark:
             theme_switch.apply()  # the parts built with the default (light) theme, in the dark one
@@ -177,6 +179,6 @@ def run_window(app: QApplication, window: MainWindow) -> int:
     finally:
         runtime.stop_mcp()
         undo_hooks()
-        store.close()
+        store.close()  # tries once more what a full or read-only disk kept waiting; says in the log what it could not
         loop.close()
         asyncio.set_event_loop(None)

@@ -12,6 +12,7 @@ from desktop_copilot.core.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import KNOWN_KEYS
 from desktop_copilot.core.settings import Settings, SettingsFile
+from desktop_copilot.core.storage.debug_pragmas import debug_pragmas
 from desktop_copilot.core.storage.store import Store
 
 
@@ -84,8 +85,9 @@ def keyring_warning(key_store: KeyringKeys) -> str | None:
 
 
 def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
-    """The conversation database after an integrity check; a damaged file is kept aside and reported."""
-    store, problem = Store.open_checked(paths.database)
+    """The conversation database after an integrity check; a damaged file is kept aside and reported. A disk that
+    takes no write opens it all the same (store.health says so); DESKTOP_COPILOT_SQLITE_PRAGMAS can simulate one."""
+    store, problem = Store.open_checked(paths.database, debug_pragmas())
     if problem is not None and warnings is not None:
         warnings.append(str(problem))
     if store.backup_path is not None and warnings is not None:

@@ -580,6 +580,22 @@ Let it continue?</source>
 <context>
     <name>ErrorBanner</name>
     <message>
+        <source>The disk is full, so conversations cannot be saved. Your replies stay in this window and are saved as soon as there is room: free some disk space.</source>
+        <translation>磁盘已满，对话无法保存。回复会保留在此窗口中，有空间后立即保存：请释放一些磁盘空间。</translation>
+    </message>
+    <message>
+        <source>The conversation database is read-only, so conversations cannot be saved. Your replies stay in this window and are saved once it can be written: check the permissions of {folder}.</source>
+        <translation>对话数据库是只读的，对话无法保存。回复会保留在此窗口中，可以写入后即会保存：请检查 {folder} 的权限。</translation>
+    </message>
+    <message>
+        <source>Another program is holding the conversation database, so conversations cannot be saved yet. Your replies stay in this window and saving is tried again.</source>
+        <translation>另一个程序正占用对话数据库，对话暂时无法保存。回复会保留在此窗口中，并会再次尝试保存。</translation>
+    </message>
+    <message>
+        <source>The conversation database cannot be written (a disk error). Your replies stay in this window and saving is tried again: check the disk that holds {folder}.</source>
+        <translation>无法写入对话数据库（磁盘错误）。回复会保留在此窗口中，并会再次尝试保存：请检查 {folder} 所在的磁盘。</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -868,6 +884,10 @@ Let it continue?</source>
     <message>
         <source>See and edit this conversation&apos;s system prompt</source>
         <translation>查看和编辑此对话的系统提示词</translation>
+    </message>
+    <message>
+        <source>The conversation database can be written again: everything is saved.</source>
+        <translation>对话数据库已可再次写入：所有内容均已保存。</translation>
     </message>
     <message>
         <source>1 tool call waiting for your approval in the conversation</source>

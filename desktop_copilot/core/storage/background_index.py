@@ -7,7 +7,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 
-from desktop_copilot.core.storage.keyed_worker import KeyedWorker
+from desktop_copilot.core.storage.keyed_worker import KeyedWorker, rollback
 from desktop_copilot.core.storage.search import segment
 from desktop_copilot.core.storage.search_index import SearchIndex
 
@@ -53,5 +53,5 @@ class BackgroundIndexer(KeyedWorker):
                 db.execute("DELETE FROM search_pending WHERE conversation_id=? AND message_id=?", key)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            rollback(db)
             raise

@@ -6,6 +6,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from desktop_copilot.core.storage.keyed_worker import rollback
+
 V1 = """
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -118,6 +120,9 @@ def migrate(db: sqlite3.Connection, path: Path, after_step=None) -> Path | None:
     backup_path = backup(db, path, version) if version > 0 else None
     for step in range(version + 1, SCHEMA_VERSION + 1):
         db.execute("BEGIN IMMEDIATE")
+        if db.execute("PRAGMA user_version").fetchone()[0] >= step:  # another process (`ask`, a second start) did it
+            db.execute("COMMIT")
+            continue
         try:
             for statement in filter(str.strip, MIGRATIONS[step].split(";\n")):
                 db.execute(statement)
@@ -126,6 +131,6 @@ def migrate(db: sqlite3.Connection, path: Path, after_step=None) -> Path | None:
             db.execute(f"PRAGMA user_version={step}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            rollback(db)
             raise
     return backup_path

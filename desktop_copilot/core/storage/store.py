@@ -1,27 +1,34 @@
 """SQLite store (WAL) of conversations and their messages, blocks kept exactly as received; the search
 index (search_index.py, written in the background by background_index.py) and the integrity check at start
-(integrity.py) live beside it."""
+(integrity.py) live beside it. A full or read-only disk does not lose a write that can wait (health.py): the rows
+wait on the writer thread, are read back from there (unwritten.py) and are written once the disk takes them."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from desktop_copilot.core.models import Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
 from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.background_index import BackgroundIndexer
+from desktop_copilot.core.storage.health import StorageHealth, StorageUnavailableError, storage_problem
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
-from desktop_copilot.core.storage.message_writer import BLOCKS, PENDING, MessageRow, MessageWriter
+from desktop_copilot.core.storage.keyed_worker import rollback
+from desktop_copilot.core.storage.message_writer import BLOCKS, PENDING, HeaderRow, MessageRow, MessageWriter
 from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
 from desktop_copilot.core.storage.search import searchable_text
 from desktop_copilot.core.storage.search_index import SearchHit, SearchIndex
+from desktop_copilot.core.storage.unwritten import Unwritten
 
 CLOSED_WAITING = "Not run: the app closed while this call waited for approval."
 CLOSED_RUNNING = "The app closed before this tool call finished; its result is unknown."
 SEARCH_WAIT = 5.0
 """A search waits at most this many seconds for messages saved before it to be indexed."""
+STORE_SOURCE = "store"
+"""The store's own connection, as StorageHealth names it."""
 
 
 class MessageSummary(NamedTuple):
@@ -37,92 +44,125 @@ class MessageSummary(NamedTuple):
 class Store:
     """One connection to the database file for the caller's thread, where every write is its own short
     transaction; the rows of messages saved with `background=True` (a streaming reply's) and the search rows are
-    written by threads of their own (`writer`, `indexer`), each with its own connection."""
+    written by threads of their own (`writer`, `indexer`), each with its own connection. `health` says whether the
+    disk takes the writes; headers and messages it refuses wait on the writer thread (see the module's note)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, pragmas: Sequence[str] = ()) -> None:
+        """`pragmas`: more PRAGMAs for every connection, after the store's own (debug_pragmas.py: a real SQLite
+        limit, e.g. `max_page_count`, that makes the disk full for tests)."""
         self.path = Path(path)
+        self.pragmas = list(pragmas)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.health = StorageHealth(passive=(STORE_SOURCE,))  # a failed write of this connection raised to its caller
         self._db = self._connect()
         self.search_index = SearchIndex(self._db)
         self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
-        self.indexer = BackgroundIndexer(self._connect)
+        self.indexer = BackgroundIndexer(self._connect, self.health)
         """Writes finished messages' search rows off the caller's thread."""
         self.writer = MessageWriter(self._connect, self.indexer)
-        """Writes the rows of messages saved with `background=True` off the caller's thread."""
+        """Writes the rows of messages saved with `background=True` off the caller's thread, and every header or
+        message row the disk refused, until it takes them."""
         self._resume_indexing()
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000"):
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000", *self.pragmas):
             db.execute(f"PRAGMA {pragma}")
         return db
 
     @classmethod
-    def open_checked(cls, path: Path | str) -> tuple[Store, DamagedDatabaseError | None]:
+    def open_checked(cls, path: Path | str, pragmas: Sequence[str] = ()) -> tuple[Store, DamagedDatabaseError | None]:
         """Open after an integrity check. A damaged file is renamed aside (never deleted) and a
         fresh database is started; the returned error says where the old one was kept."""
         path = Path(path)
         problem = integrity_problem(path)
         if problem is None:
-            return cls(path), None
+            return cls(path, pragmas), None
         damaged = keep_aside(path, problem)
-        return cls(path), damaged
+        return cls(path, pragmas), damaged
 
     def _after_migration(self, version: int) -> None:
         if version == 2:
             self._reindex_all()
 
-    def close(self) -> None:
-        """Write the messages and search rows still queued (search rows that do not fit in a few seconds are
-        written at the next start), then close."""
-        self.writer.close(timeout=60.0)
+    def close(self) -> bool:
+        """Write the messages and search rows still queued, and try once more what waits for the disk (search rows
+        that do not fit in a few seconds are written at the next start), then close; False when a disk problem
+        kept rows from being written (they are logged)."""
+        written = self.writer.close(timeout=60.0)
         self.indexer.close()
         self._db.close()
+        return written
+
+    def retry_unwritten(self, timeout: float | None = 10.0) -> bool:
+        """Try the rows waiting for the disk now (the writer also tries every few seconds); True when none waits."""
+        written = self.writer.retry(timeout)
+        return self.indexer.retry(timeout) and written
+
+    def _write_or_defer(self, row: HeaderRow | MessageRow) -> bool:
+        """Write `row` now (True); or, while rows wait for the disk or when this one fails on it, leave it to the
+        writer thread, after those, which keeps trying until the disk takes it (False)."""
+        if self._db.in_transaction:  # inside the caller's transaction: its failure is the caller's
+            with self.transaction():
+                row.write(self._db)
+            return True
+        self._settle()
+        if not self.writer.held():  # and nothing queued: no older row of the key can land after this one
+            try:
+                with self.transaction():
+                    row.write(self._db)
+                return True
+            except sqlite3.Error as exc:
+                if (problem := storage_problem(exc)) is None:
+                    raise
+                self.health.failed(self.writer.thread_name, problem)  # the writer holds it from now on
+                self.health.succeeded(STORE_SOURCE)
+        self.writer.submit(row.key, row)
+        return False
+
+    def _unwritten(self) -> Unwritten:
+        """The rows not written yet, after the queued ones were written or joined those waiting for the disk."""
+        self._settle()
+        return Unwritten.of(self.writer.pending())
 
     # --- conversations -----------------------------------------------------------------
 
     def save_conversation(self, conversation: Conversation) -> None:
-        """Insert or update the conversation's header and its title's search row, in one transaction."""
+        """Insert or update the conversation's header and its title's search row, in one transaction (on the
+        writer thread, later, when the disk refuses it now)."""
         conversation.updated_at = now()
-        with self.transaction():
-            self._save_header(conversation)
-            self.search_index.index(conversation.id, "", conversation.title)
-
-    def _save_header(self, conversation: Conversation) -> None:
-        self._db.execute(
-            """INSERT INTO conversations (id, title, provider, model, system, assistant_id, thinking_budget, tools,
-                                         created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-               ON CONFLICT(id) DO UPDATE SET title=excluded.title, provider=excluded.provider, model=excluded.model,
-                   system=excluded.system, assistant_id=excluded.assistant_id, thinking_budget=excluded.thinking_budget,
-                   tools=excluded.tools, updated_at=excluded.updated_at""",
-            (conversation.id, conversation.title, conversation.provider, conversation.model, conversation.system,
-             conversation.assistant_id, conversation.thinking_budget,
-             None if conversation.tools is None else json.dumps(sorted(conversation.tools)),
-             conversation.created_at, conversation.updated_at),
-        )
+        self._write_or_defer(HeaderRow.of(conversation))
 
     def touch_conversation(self, conversation_id: str, updated_at: float | None = None) -> None:
-        self._db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (updated_at or now(), conversation_id))
+        """Set when the conversation last changed (kept as it was when the disk refuses it)."""
+        try:
+            with self.transaction():
+                self._db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (updated_at or now(), conversation_id))
+        except StorageUnavailableError:
+            pass
 
     def list_conversations(self) -> list[Conversation]:
+        unwritten = Unwritten.of(self.writer.pending())  # before the read: a header written meanwhile is read either way
         rows = self._db.execute("SELECT * FROM conversations ORDER BY updated_at DESC").fetchall()
-        return [self._conversation(row) for row in rows]
+        stored = [self._conversation(row) for row in rows]
+        return unwritten.conversations(stored) if unwritten.headers else stored
 
     def latest_conversation_id(self) -> str | None:
         row = self._db.execute("SELECT id FROM conversations ORDER BY updated_at DESC LIMIT 1").fetchone()
         return row["id"] if row else None
 
     def load_conversation(self, conversation_id: str) -> Conversation | None:
-        self._settle()
+        unwritten = self._unwritten()
         conversation = self.load_conversation_header(conversation_id)
         if conversation is None:
             return None
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id=? ORDER BY seq", (conversation_id,)
         ).fetchall()
-        conversation.messages = [self._message(r) for r in rows]
+        stored = [(row["seq"], row["id"], self._message(row)) for row in rows]
+        items = unwritten.in_order(conversation_id, stored) if unwritten else [item for *_, item in stored]
+        conversation.messages = [item.message() if isinstance(item, MessageRow) else item for item in items]
         return conversation
 
     def delete_conversation(self, conversation_id: str) -> None:
@@ -130,17 +170,22 @@ class Store:
         with self.transaction():
             self.search_index.unindex(conversation_id)
             self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
+        self.writer.discard(lambda _key, row: row.conversation_id != conversation_id)  # not written later either
 
     # --- lazy loading (a long conversation is opened without reading every message) -----
 
     def load_conversation_header(self, conversation_id: str) -> Conversation | None:
         """The conversation without its messages."""
+        unwritten = Unwritten.of(self.writer.pending())
         row = self._db.execute("SELECT * FROM conversations WHERE id=?", (conversation_id,)).fetchone()
-        return None if row is None else self._conversation(row)
+        stored = None if row is None else self._conversation(row)
+        return unwritten.header(conversation_id, stored)
 
     def message_index(self, conversation_id: str) -> list[MessageSummary]:
         """(id, role, status, size) of every message in order, without reading their blocks."""
-        self._settle()
+        unwritten = self._unwritten()
+        if unwritten.of_conversation(conversation_id):
+            return self._message_index_with(unwritten, conversation_id)
         cursor = self._db.cursor()
         cursor.row_factory = None  # plain tuples: ten thousand rows in a few milliseconds
         cursor.execute(  # the length in bytes: SQLite need not read the text to count its characters
@@ -149,15 +194,27 @@ class Store:
         )
         return list(map(MessageSummary._make, cursor))
 
+    def _message_index_with(self, unwritten: Unwritten, conversation_id: str) -> list[MessageSummary]:
+        rows = self._db.execute(
+            "SELECT seq, id, role, status, length(CAST(blocks AS BLOB)) FROM messages WHERE conversation_id=? ORDER BY seq",
+            (conversation_id,),
+        ).fetchall()
+        stored = [(row[0], row[1], MessageSummary(*tuple(row)[1:])) for row in rows]
+        return [MessageSummary(item.message_id, item.values[3], item.values[4], len(item.values[10].encode()))
+                if isinstance(item, MessageRow) else item for item in unwritten.in_order(conversation_id, stored)]
+
     def load_messages(self, message_ids: list[str]) -> list[Message]:
         """The messages with these ids, in the order given (unknown ids are left out)."""
-        self._settle()
+        unwritten = self._unwritten()
         found: dict[str, Message] = {}
         for start in range(0, len(message_ids), 500):  # SQLite limits the number of parameters
             batch = message_ids[start : start + 500]
             marks = ",".join("?" * len(batch))
             for row in self._db.execute(f"SELECT * FROM messages WHERE id IN ({marks})", batch).fetchall():
                 found[row["id"]] = self._message(row)
+        for row in unwritten.messages:
+            if row.message_id in message_ids:
+                found[row.message_id] = row.message()
         return [found[i] for i in message_ids if i in found]
 
     def load_message_range(self, conversation_id: str, offset: int, limit: int) -> list[Message]:
@@ -193,9 +250,7 @@ class Store:
             self.writer.submit(message.id, row)
             return
         self._settle()
-        with self.transaction():
-            row.write(self._db)
-        if row.search_text is not None:
+        if self._write_or_defer(row) and row.search_text is not None:  # deferred: the writer has it indexed
             self.indexer.index(conversation_id, message.id, row.search_text)
 
     def _settle(self) -> None:
@@ -214,7 +269,11 @@ class Store:
         ).fetchall()
         for row in rows:
             self.indexer.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
-        self._db.execute("DELETE FROM search_pending WHERE message_id NOT IN (SELECT id FROM messages)")
+        try:
+            with self.transaction():
+                self._db.execute("DELETE FROM search_pending WHERE message_id NOT IN (SELECT id FROM messages)")
+        except StorageUnavailableError:  # a disk that takes no write: the next start tidies up
+            pass
 
     def wait_for_index(self, timeout: float | None = None) -> bool:
         """Until the search rows of every message saved so far are written (True), or `timeout` seconds passed."""
@@ -222,7 +281,14 @@ class Store:
         return self.indexer.wait(timeout)
 
     def mark_unfinished_interrupted(self) -> int:
-        """After a crash: replies still marked as streaming become interrupted. Returns how many."""
+        """After a crash: replies still marked as streaming become interrupted. Returns how many (none when the disk
+        takes no write: they are marked at a later start)."""
+        try:
+            return self._mark_unfinished_interrupted()
+        except StorageUnavailableError:
+            return 0
+
+    def _mark_unfinished_interrupted(self) -> int:
         self._settle()
         rows = self._db.execute(
             "SELECT * FROM messages WHERE status IN (?, ?)",
@@ -274,9 +340,10 @@ class Store:
             self.search_index.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
 
     def transaction(self) -> _Transaction:
-        """A write transaction for modules that extend the store (nests inside another)."""
+        """A write transaction for modules that extend the store (nests inside another); a disk that refuses it
+        raises StorageUnavailableError, and `health` says so until a transaction succeeds."""
         self._settle()
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.health)
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -296,6 +363,8 @@ class Store:
             for message_id in message_ids:
                 self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
             self.search_index.unindex(conversation_id, message_ids)
+        gone = set(message_ids)  # rows waiting for the disk are not written later either (an archived tail holds them)
+        self.writer.discard(lambda _key, row: not (isinstance(row, MessageRow) and row.message_id in gone))
 
     @staticmethod
     def _conversation(row: sqlite3.Row) -> Conversation:
@@ -326,18 +395,38 @@ def _column(row: sqlite3.Row, name: str) -> Any:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on error; nests by doing nothing when already inside."""
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on error; nests by doing nothing when already inside. The outermost
+    one tells `health` how the disk took it, and turns a disk's refusal into StorageUnavailableError."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, health: StorageHealth) -> None:
         self._db = db
+        self._health = health
         self._owner = False
 
     def __enter__(self) -> sqlite3.Connection:
         if not self._db.in_transaction:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._guard(lambda: self._db.execute("BEGIN IMMEDIATE"))
             self._owner = True
         return self._db
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if self._owner:
-            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if not self._owner:
+            return
+        if exc_type is None:
+            self._guard(lambda: self._db.execute("COMMIT"))
+            self._health.succeeded(STORE_SOURCE)
+            return
+        rollback(self._db)
+        if (problem := storage_problem(exc)) is not None and not isinstance(exc, StorageUnavailableError):
+            self._health.failed(STORE_SOURCE, problem)
+            raise StorageUnavailableError(problem) from exc
+
+    def _guard(self, statement) -> None:
+        try:
+            statement()
+        except sqlite3.Error as exc:
+            if (problem := storage_problem(exc)) is None:
+                raise
+            rollback(self._db)
+            self._health.failed(STORE_SOURCE, problem)
+            raise StorageUnavailableError(problem) from exc

@@ -21,6 +21,7 @@ from desktop_copilot.core.models import Conversation, Role, Usage
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, limits_for
 from desktop_copilot.core.providers.catalog import UnknownProviderError
 from desktop_copilot.core.runtime import MissingKeyError
+from desktop_copilot.core.storage.health import StorageProblem, StorageUnavailableError
 from desktop_copilot.qt.transcript.model import TranscriptModel, catalog_label
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,15 @@ class ChatController(QObject):
     """The conversation talks to another provider or model from its next message on (choose_model)."""
     sig_approval_needed = Signal(int)
     """Tool calls wait for the user's decision on their cards: how many (0: none waits any more)."""
+    sig_storage_problem = Signal(object)
+    """The database stopped taking writes (a core.storage.health.StorageProblem), or takes them again (None)."""
 
     def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.model = model
+        if model.parent() is None:  # dies with the controller (and the window), and with it the handlers the widgets
+            model.setParent(self)  # connected to its signals, which would keep the whole window alive (tests/soak)
         self.dialog_parent: QWidget | None = None
         self._task: asyncio.Task | None = None
         self._dirty: dict[str, None] = {}
@@ -70,6 +75,21 @@ class ChatController(QObject):
         session.approver = self._approve
         model.provider_label = self.provider_label
         model.set_messages(session.conversation.messages)
+        store = getattr(session, "store", None)  # a session without a store saves nothing (tests' scripted ones)
+        self._stop_storage_news = store.health.subscribe(self._storage_changed) if store is not None else lambda: None
+
+    @property
+    def storage_problem(self) -> StorageProblem | None:
+        """Why the database takes no writes now (the replies wait in memory), or None."""
+        store = getattr(self.session, "store", None)
+        return store.health.problem if store is not None else None
+
+    def _storage_changed(self, problem: StorageProblem | None) -> None:
+        """From the thread whose write failed or succeeded: queued to the window's."""
+        try:
+            self.sig_storage_problem.emit(problem)
+        except RuntimeError:  # the window is gone
+            pass
 
     @property
     def busy(self) -> bool:
@@ -186,6 +206,7 @@ class ChatController(QObject):
     async def aclose(self) -> None:
         self.stop()
         await self.wait()
+        self._stop_storage_news()
         await self.session.runtime.aclose()
 
     async def _run(self, run: Callable[[Emit, ConfirmLoop], Awaitable[object]], text: str) -> None:
@@ -197,6 +218,10 @@ class ChatController(QObject):
                 self.sig_send_rejected.emit(text)
         except (MissingKeyError, NothingToDoError, UnknownProviderError, AttachmentError) as exc:  # already in words a user can act on
             self._report(str(exc), text)
+        except StorageUnavailableError as exc:  # e.g. a regenerate that could not keep the old reply: the banner says why
+            self.sig_storage_problem.emit(exc.problem)
+            if text and not self._user_message_sent:
+                self.sig_send_rejected.emit(text)
         except Exception as exc:  # never let it reach sys.excepthook
             log.exception("the run failed")
             self._report(self.tr("Something went wrong: {error}").format(error=f"{type(exc).__name__}: {exc}"), text)

@@ -187,6 +187,20 @@ class MainWindow(QMainWindow):
         self.model_picker.sig_add_key_requested.connect(self.open_key_settings)
         self.view.sig_tool_decision.connect(controller.decide)
         controller.sig_approval_needed.connect(self._on_approval_needed)
+        controller.sig_storage_problem.connect(self._on_storage_problem)
+        if controller.storage_problem is not None:  # e.g. a read-only database at start
+            self._on_storage_problem(controller.storage_problem)
+
+    def _on_storage_problem(self, problem) -> None:
+        """The database refuses writes (the banner says why and what to do; replies wait in memory), or takes them
+        again (the banner's standing text goes, the status bar says everything is saved)."""
+        from desktop_copilot.qt.window.error_banner import storage_problem_text
+
+        had_problem = bool(self.banner.standing)
+        folder = self.controller.session.runtime.paths.data_dir
+        self.banner.set_standing("" if problem is None else storage_problem_text(problem.kind, folder))
+        if problem is None and had_problem:
+            self.statusBar().showMessage(self.tr("The conversation database can be written again: everything is saved."), 8000)
 
     def _on_approval_needed(self, waiting: int) -> None:
         """Tool calls wait on their cards: say so in the status bar and ask the desktop for attention."""
