@@ -36,7 +36,7 @@ def test_a_reply_logs_one_request_line_with_timings_and_no_key_or_words(loopback
     assert KEY not in text and "private garden" not in text and "secret garden" not in text
 
 
-def test_an_sdk_retry_shows_in_the_log_and_the_request_line(loopback):
+def test_a_retry_shows_in_the_log_and_the_request_line(loopback):
     loopback.enqueue(
         "/v1/messages",
         anthropic_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
@@ -45,7 +45,7 @@ def test_an_sdk_retry_shows_in_the_log_and_the_request_line(loopback):
     result = ask(loopback, "go")
     assert result.returncode == 0, result.stderr
     text = log_text()
-    assert "anthropic._base_client: Retrying request to /v1/messages in" in text
+    assert "busy_retry: retrying the request in 0.0 s (retry 1): HTTP 529" in text
     assert [m["retries"] for m in REQUEST_LINE.finditer(text)] == ["1"]
 
 

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 TOKEN = "ghp_cli-secret-token-5a7e9c"
 HEADER = "Bearer cli-header-secret 8d2f"
 DEMO = ["--cwd", str(REPO), "--", sys.executable, "-m", "tests.support.mcp_servers.demo_server", "--transport", "stdio"]
-DEMO_TOOLS = 13
+DEMO_TOOLS = 15
 
 
 @pytest.fixture

@@ -72,7 +72,7 @@ def test_login_signs_in_through_the_browser_and_list_and_remove_follow(capsys, k
     [url] = browser.opened
     assert url.startswith(f"{oauth_server.base}/authorize?")
     assert f"If no browser opens, open this address yourself:\n  {url}\n" in out
-    assert "Signed in to secure: ready, 14 tools (read_note, delete_note," in out
+    assert "Signed in to secure: ready, 16 tools (read_note, delete_note," in out
     assert "Signed in to the MCP server" in browser.landed[0][2]
     tokens = json.loads(keyring.entries[(SERVICE, tokens_entry("secure"))])
     assert (SERVICE, client_entry("secure")) in keyring.entries
@@ -80,7 +80,7 @@ def test_login_signs_in_through_the_browser_and_list_and_remove_follow(capsys, k
         assert secret not in everything_written() and secret not in out + err
 
     code, out, _ = run(capsys, "list")
-    assert code == 0 and "  state: ready, 14 tools" in out and "sign in:" not in out and "last error" not in out
+    assert code == 0 and "  state: ready, 16 tools" in out and "sign in:" not in out and "last error" not in out
 
     code, out, err = run(capsys, "login", "secure")  # the stored sign-in still works: no browser
     assert code == 0, err

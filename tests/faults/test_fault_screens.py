@@ -14,7 +14,6 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.settings import Settings
 from tests.support import faults
-from tests.qt.conftest import make_window, qasync_loop  # noqa: F401 - fixtures are used by name
 from tests.support.faults import PIECES, WIRE_IDS, WIRES, WireScript
 
 pytestmark = pytest.mark.parametrize("wire", WIRES, ids=WIRE_IDS)

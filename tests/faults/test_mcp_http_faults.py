@@ -10,7 +10,8 @@ from desktop_copilot.core.mcp.manager import ServerState
 from desktop_copilot.core.mcp.server_config import McpServerConfig
 from desktop_copilot.core.mcp.tools import McpTool
 from desktop_copilot.core.models import ToolCallStatus
-from tests.faults.test_tool_faults import ANTHROPIC, mcp_session, run_one_call  # noqa: F401 - the fixture
+from tests.faults.sessions import ANTHROPIC
+from tests.faults.test_tool_faults import run_one_call
 from tests.support.history_rules import assert_valid_for_every_provider
 from tests.support.mcp_servers.fault_proxy import McpFaultProxy
 from tests.support.mcp_servers.http_fixture import DemoHttpServer

@@ -7,10 +7,8 @@ import pytest
 
 from desktop_copilot.core.mcp.tools import McpTool
 from desktop_copilot.core.models import MessageStatus, ToolCallStatus
-from tests.qt.conftest import make_window, qasync_loop  # noqa: F401 - fixtures are used by name
-from tests.qt.window.test_tool_approval_window import mcp_window, replies, send  # noqa: F401 - the fixture
+from tests.qt.window.test_tool_approval_window import replies, send
 from tests.support.loopback import anthropic_text_reply, anthropic_tool_reply, sse_response
-from tests.qt.conftest import loopback_env  # noqa: F401
 
 
 def tool_rows(window) -> list:

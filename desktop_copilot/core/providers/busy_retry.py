@@ -87,7 +87,9 @@ async def call_retrying(call: Callable[[], Awaitable[T]], wait: Callable[[BaseEx
             pause = wait(exc, attempt)
             if pause is None:
                 raise
-            log.info("%s: trying again in %.1f s", exc.__class__.__name__, pause)
+            status = getattr(exc, "status_code", None)
+            log.info("retrying the request in %.1f s (retry %d): %s", pause, attempt + 1,
+                     f"HTTP {status}" if isinstance(status, int) else type(exc).__name__)
         await asyncio.sleep(pause)
         attempt += 1
 
