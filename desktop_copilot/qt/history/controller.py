@@ -3,6 +3,8 @@ with runs (the window lays it out: qt/window/history_pane.py)."""
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 from PySide6.QtWidgets import QMainWindow
 
@@ -11,6 +13,8 @@ from desktop_copilot.qt.history.conversation_list_model import ConversationListM
 from desktop_copilot.qt.history.search_results import SearchRunner
 from desktop_copilot.qt.history.sidebar import Sidebar
 from desktop_copilot.qt.transcript.message_jump import jump_to_message
+
+log = logging.getLogger(__name__)
 
 BUSY_MESSAGE = QT_TRANSLATE_NOOP("HistoryController", "A reply is still being written: stop the reply (Esc) before leaving this conversation.")
 
@@ -86,7 +90,13 @@ class HistoryController(QObject):
             self.window.banner.show_error(self.tr("Stop the reply in progress before deleting this conversation."))
             return False
         if self.store is not None:
-            self.store.delete_conversation(conversation_id)
+            from desktop_copilot.core.storage.health import StorageUnavailableError
+
+            try:
+                self.store.delete_conversation(conversation_id)
+            except StorageUnavailableError:  # the disk refuses writes: the banner's storage line says so already
+                log.warning("the conversation could not be deleted: the database cannot be written")
+                return False
         self.conversations.remove(conversation_id)
         if is_current:
             self._show(Conversation())

@@ -101,6 +101,8 @@ def test_a_read_only_database_at_start_says_so_and_where_and_keeps_the_reply(qtb
         assert stored_blocks(store.path) == {}
         conversation_id = window.controller.session.conversation.id
         assert [c.id for c in store.list_conversations()] == [conversation_id]  # the sidebar lists it all the same
+        assert window.history.delete(conversation_id) is False  # refused, said by the banner's storage line
+        assert [c.id for c in store.list_conversations()] == [conversation_id] and "read-only" in window.banner.text()
     finally:
         run_async(qtbot, window.controller.aclose())
         store.close()
