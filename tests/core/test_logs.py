@@ -108,6 +108,24 @@ def test_key_shaped_tokens_and_auth_headers_are_masked_even_when_unknown():
     assert "'authorization': 'Bearer [redacted]'" in text and "'x-api-key': '[redacted]'" in text
 
 
+@pytest.mark.parametrize("shape", [
+    "AIza" + "x1Y2z3" * 6,  # Gemini
+    "gsk_" + "aB3" * 18,  # Groq
+    "xai-" + "Qw9" * 27,  # xAI
+    "ghp_" + "Zz8" * 12, "github_pat_" + "11AB" * 10,  # GitHub, as MCP servers use them
+    "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJkZW1vLXVzZXIifQ.c2lnbmF0dXJlLWJ5dGVz",  # a JWT access token
+])
+def test_other_vendors_key_shapes_are_masked_even_when_unknown(shape):
+    assert redact(f"crashed with {shape}: retry") == "crashed with [redacted]: retry"
+
+
+def test_a_basic_or_token_authorization_value_is_masked_whole():
+    encoded = "dXNlcjpub3Rlcy10b2tlbi0xMjM0NTY3OA=="
+    assert redact(f"Authorization: Basic {encoded}") == "Authorization: Basic [redacted]"
+    assert redact(f"authorization='Token {encoded}'") == "authorization='Token [redacted]'"
+    assert redact("the model grok-4 from xai-org answered") == "the model grok-4 from xai-org answered"
+
+
 def test_short_values_are_not_registered():
     Secret("abc")
     assert "abc" not in known_secret_values()

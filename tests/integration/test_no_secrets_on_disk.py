@@ -7,39 +7,34 @@ as a separate process; otherwise an in-memory keyring is used and `ask` runs in 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import secrets
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core.keyring_store import KeyringKeys
 from tests.qt.conftest import make_window, qasync_loop, run_async  # noqa: F401 - fixtures are used by name
-from tests.support.log_support import logging_to_profile, read_log
+from tests.support.log_support import read_log
 from tests.support.loopback import anthropic_text_reply, anthropic_tool_reply, sse_response, tavily_results
-from tests.support.memory_keyring import use_memory_keyring
+from tests.support.secret_session import (  # noqa: F401 - fixtures are used by name
+    SECRET_SERVICE,
+    app_log,
+    keyring_entries,
+    run_ask,
+    run_cli,
+    save_in_dialog,
+)
 from tests.support.settings_support import anthropic_models, files_containing, open_dialog
-
-ROOT = Path(__file__).resolve().parents[2]
-SECRET_SERVICE = os.environ.get("DESKTOP_COPILOT_SECRET_SERVICE") == "1"
 
 
 @pytest.fixture
-def key_values(monkeypatch):
+def key_values(keyring_entries):  # noqa: F811
     """Fresh key values; the keyring is the real Secret Service (cleaned afterwards) or an in-memory one."""
     values = {"anthropic": f"sk-ant-api03-nodisk-{secrets.token_hex(16)}", "tavily": f"tvly-nodisk-{secrets.token_hex(16)}"}
-    if not SECRET_SERVICE:
-        use_memory_keyring(monkeypatch)
-    yield values
-    if SECRET_SERVICE:
-        for name in values:
-            KeyringKeys().delete(name)
+    keyring_entries.update(values)
+    return values
 
 
 def enqueue_tool_round_trip(loopback, query: str, tag: str) -> None:
@@ -51,48 +46,6 @@ def enqueue_tool_round_trip(loopback, query: str, tag: str) -> None:
     loopback.enqueue("/search", tavily_results(query, [("HK Observatory", "https://www.hko.gov.hk", "Cloudy")]))
 
 
-def keys_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "TAVILY_API_KEY")}
-    env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "desktop_copilot", "keys", *args], input=stdin,
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
-
-
-def save_in_dialog(qtbot, dialog, name: str, value: str) -> None:
-    field = dialog.keys_page.fields[name]
-    field.edit.setText(value)
-    field.save_button.click()
-    qtbot.waitUntil(lambda: field.state.text().startswith("Stored in"), timeout=10000)
-
-
-def run_ask(qtbot, loopback, capsys, prompt: str) -> str:
-    if SECRET_SERVICE:
-        env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "TAVILY_API_KEY")}
-        env["PYTHONPATH"] = str(ROOT)
-        result = subprocess.run([sys.executable, "-m", "desktop_copilot", "ask", prompt], capture_output=True,
-                                text=True, env=env, cwd=ROOT, timeout=120)
-        assert result.returncode == 0, result.stderr
-        return result.stdout + result.stderr
-    from desktop_copilot.app import ask
-    from desktop_copilot.app.cli import build_parser
-
-    try:
-        assert run_async(qtbot, ask._ask(build_parser().parse_args(["ask", prompt])), timeout=20000) == 0
-    finally:  # `ask` lets Ctrl+C cancel its run; this loop outlives it
-        asyncio.get_event_loop().remove_signal_handler(signal.SIGINT)
-    captured = capsys.readouterr()
-    return captured.out + captured.err
-
-
-@pytest.fixture
-def app_log():
-    """The log file, configured at DEBUG as `desktop-copilot --debug` does before the window or `ask` starts."""
-    import logging
-
-    with logging_to_profile(logging.DEBUG) as path:
-        yield path
-
-
 def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_values, monkeypatch, capsys, app_log):  # noqa: F811
     from desktop_copilot.core.bootstrap import build_runtime
 
@@ -100,7 +53,7 @@ def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_
     monkeypatch.setenv("TAVILY_BASE_URL", loopback.url)
     home = Path(os.environ["DESKTOP_COPILOT_HOME"])
     if SECRET_SERVICE:  # one key through the command line, into the real keyring
-        result = keys_cli("set", "anthropic", stdin=key_values["anthropic"] + "\n")
+        result = run_cli("keys", "set", "anthropic", stdin=key_values["anthropic"] + "\n", timeout=60)
         assert result.returncode == 0 and "Secret Service" in result.stdout, result.stderr
 
     window = make_window(build_runtime(check_keyring=False))
@@ -112,7 +65,7 @@ def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_
     save_in_dialog(qtbot, dialog, "tavily", key_values["tavily"])
     loopback.enqueue("/v1/models", anthropic_models(["claude-sonnet-4-5", "claude-haiku-4-5"]))
     dialog.keys_page.fields["anthropic"].test_button.click()
-    qtbot.waitUntil(lambda: "Key works" in dialog.keys_page.fields["anthropic"].message.text(), timeout=10000)
+    qtbot.waitUntil(lambda: "Key works" in dialog.keys_page.fields["anthropic"].message.text(), timeout=30000)
     dialog.models_page.thinking_switch.click()
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
@@ -123,7 +76,7 @@ def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_
     assert window.banner.isHidden(), window.banner.text()
 
     enqueue_tool_round_trip(loopback, "weather in Florence", "ask")
-    output = run_ask(qtbot, loopback, capsys, "What is the weather in Florence?")
+    output = run_ask(qtbot, capsys, "What is the weather in Florence?")
     assert "Cloudy (ask)." in output
 
     messages = loopback.requests_to("/v1/messages")

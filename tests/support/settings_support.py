@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 from tests.support.loopback import ScriptedResponse, json_response
@@ -19,9 +18,10 @@ def anthropic_models(ids: list[str]) -> ScriptedResponse:
 
 
 def files_containing(root: Path, value: str) -> list[Path]:
-    """Every file under `root` holding `value` raw, as UTF-16 or in base64 (none must)."""
-    needles = (value.encode(), value.encode("utf-16-le"), value.encode("utf-16-be"), base64.b64encode(value.encode()))
-    return [p for p in root.rglob("*") if p.is_file() and any(n in p.read_bytes() for n in needles)]
+    """Every file under `root` holding `value` in any form secret_scan knows (raw, UTF-16, base64, …); none must."""
+    from tests.support.secret_scan import files_under, forms_in
+
+    return [p for p in files_under(root) if forms_in(p.read_bytes(), value)]
 
 
 def open_dialog(qtbot, window):

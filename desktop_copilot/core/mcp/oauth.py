@@ -197,6 +197,7 @@ class LoopbackCallback:
             return "200 OK", "Sign-in failed", f"{reason[:200]}. You can close this tab."
         if not query.get("code"):
             return "400 Bad Request", "Bad request", "The redirect carried no authorization code."
+        Secret(query["code"])  # registered for log redaction: with the PKCE verifier it buys the tokens
         self._result.set_result(AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss")))
         return "200 OK", "Signed in to the MCP server", "You can close this tab and return to Desktop Copilot."
 

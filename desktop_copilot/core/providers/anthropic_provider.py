@@ -15,6 +15,7 @@ from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.busy_retry import call_retrying, open_retrying, sdk_retry_wait
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched
 from desktop_copilot.core.providers.request_log import RequestLog
+from desktop_copilot.core.redaction import redact_error_in_place
 from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.secrets import Secret
 
@@ -111,7 +112,10 @@ class AnthropicProvider:
         started = time.monotonic()
         import anthropic
 
-        page, _ = await call_retrying(lambda: self.client().models.list(limit=100), sdk_retry_wait(anthropic, self._max_retries))
+        try:
+            page, _ = await call_retrying(lambda: self.client().models.list(limit=100), sdk_retry_wait(anthropic, self._max_retries))
+        except anthropic.APIError as exc:  # the SDK's message and body may quote the key a server echoed back
+            raise redact_error_in_place(exc)
         log.info("anthropic models list: %d models in %.3fs", len(page.data), time.monotonic() - started)
         return [m.id for m in page.data]
 

@@ -17,6 +17,7 @@ from desktop_copilot.core.providers.chat_completions_wire import ChatCompletions
 from desktop_copilot.core.providers.busy_retry import call_retrying, open_retrying, sdk_retry_wait
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched
 from desktop_copilot.core.providers.request_log import RequestLog
+from desktop_copilot.core.redaction import redact_error_in_place
 from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.secrets import Secret
 
@@ -154,7 +155,10 @@ class ChatCompletionsProvider:
         started = time.monotonic()
         import openai
 
-        page, _ = await call_retrying(lambda: self.client().models.list(**self._auth_options()), sdk_retry_wait(openai, self._max_retries))
+        try:
+            page, _ = await call_retrying(lambda: self.client().models.list(**self._auth_options()), sdk_retry_wait(openai, self._max_retries))
+        except openai.APIError as exc:  # the SDK's message and body may quote the key a server echoed back
+            raise redact_error_in_place(exc)
         ids = [model.id for model in page.data]
         log.info("%s models list: %d models in %.3fs", self.vendor, len(ids), time.monotonic() - started)
         return ids

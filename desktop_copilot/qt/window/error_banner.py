@@ -1,5 +1,5 @@
-"""A dismissible red banner above the composer that shows the last error in words a user can act on, and under it a
-standing condition (the disk refusing writes) until that ends."""
+"""A dismissible red banner above the composer that shows the last error in words a user can act on (keys masked),
+and under it a standing condition (the disk refusing writes) until that ends."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
 
+from desktop_copilot.core.redaction import redact
 from desktop_copilot.qt.common.plain_label import PlainLabel
 
 
@@ -61,7 +62,8 @@ class ErrorBanner(QFrame):
         self.hide()
 
     def show_error(self, message: str) -> None:
-        self._error = message
+        """Shows `message` with every key in it masked (an error's words may quote a server's, which may echo one)."""
+        self._error = redact(message)
         self._show()
 
     def set_standing(self, text: str) -> None:

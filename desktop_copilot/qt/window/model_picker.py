@@ -11,6 +11,7 @@ from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
 from desktop_copilot.core.bootstrap import apply_settings
+from desktop_copilot.core.redaction import redact
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.core.secrets import KeyLookup
 from desktop_copilot.core.settings import SettingsError, models_cache_now
@@ -25,12 +26,13 @@ log = logging.getLogger(__name__)
 
 
 def problem_in_words(exc: BaseException) -> str:
+    """The failure shown under the provider, masked: an SDK's message quotes the error body, where a 401 may echo the key."""
     if isinstance(exc, MissingKeyError):
         return str(exc)
     status = getattr(exc, "status_code", None)
     detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return QCoreApplication.translate("ModelPicker", "Could not list the models: {problem}").format(problem=detail) + (
-        f" (HTTP {status})" if status else "")
+    return redact(QCoreApplication.translate("ModelPicker", "Could not list the models: {problem}").format(problem=detail) + (
+        f" (HTTP {status})" if status else ""))
 
 
 def _keys_present(keys: KeyLookup, names: list[str]) -> dict[str, bool]:

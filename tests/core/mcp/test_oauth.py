@@ -4,6 +4,7 @@ that receives the browser's redirect."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 
 import httpx
 import pytest
@@ -12,6 +13,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from desktop_copilot.core.keyring_store import SERVICE
 from desktop_copilot.core.mcp.oauth import LoopbackCallback, keyring_token_storage, oauth_provider, registered_port
+from desktop_copilot.core.redaction import redact
 from tests.support.memory_keyring import use_memory_keyring
 
 
@@ -62,6 +64,20 @@ async def test_the_callback_server_takes_the_redirect():
         assert (await _get(callback.redirect_uri + "?code=again&state=xyz")).status_code == 409
     finally:
         await callback.close()
+
+
+@pytest.mark.asyncio
+async def test_the_authorization_code_is_masked_like_a_key():
+    """With the PKCE verifier the code buys the tokens: once received, no log line or shown error carries it."""
+    code = secrets.token_urlsafe(32)
+    callback = LoopbackCallback()
+    await callback.start()
+    try:
+        await _get(callback.redirect_uri + f"?code={code}&state=xyz")
+        assert (await callback.wait(5)).code == code
+    finally:
+        await callback.close()
+    assert code not in redact(f"exchanging {code} for tokens")
 
 
 @pytest.mark.asyncio

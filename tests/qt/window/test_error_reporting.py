@@ -109,3 +109,18 @@ def test_when_the_folder_cannot_be_opened_the_banner_says_where_it_is(qtbot, rep
     help_action(window, "Open log folder").trigger()
     assert opened == [path.parent]
     assert window.banner.text() == f"Could not open the log folder. It is at {path.parent}"
+
+
+def test_a_run_that_fails_with_a_key_in_its_words_shows_and_logs_it_masked(qtbot, reporting_window):
+    from desktop_copilot.core.secrets import Secret
+
+    window, path = reporting_window
+    key = Secret("sk-proj-banner-" + "7Qx2" * 10).reveal()
+
+    async def run(_emit, _confirm) -> None:
+        raise RuntimeError(f"the gateway said: Incorrect API key provided: {key}")
+
+    assert window.controller.start_run(run)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=5000)
+    assert window.banner.text() == "Something went wrong: RuntimeError: the gateway said: Incorrect API key provided: [redacted …7Qx2]"
+    assert key not in read_log(path) and "Incorrect API key provided: [redacted" in read_log(path)
