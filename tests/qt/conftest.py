@@ -31,6 +31,8 @@ def qasync_loop(qapp: QApplication, qtbot):
         task.cancel()
     if pending:
         qtbot.waitUntil(lambda: all(task.done() for task in pending), timeout=5000)
+    closing = loop.create_task(loop.shutdown_asyncgens())  # as the app does at close (window_setup.run_until_closed)
+    qtbot.waitUntil(closing.done, timeout=5000)
     loop._QEventLoop__is_running = False  # not stop(): that calls app.exit(), which breaks later qWait()s
     try:
         qapp.aboutToQuit.disconnect(loop._after_run_forever)

@@ -116,9 +116,6 @@ async def idle_watched(deadlines: StreamDeadlines, source: AsyncIterable[T]) -> 
             yield item
     finally:
         state.timer.cancel()
-        closing = getattr(reads, "aclose", None)
-        if closing is not None:  # a reader left before its end (the reply finished): closed now, on this loop
-            await closing()
 
 
 class _Watch:

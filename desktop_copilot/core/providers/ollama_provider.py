@@ -33,6 +33,8 @@ NO_TOOLS = "does not support tools"
 NO_THINKING = "does not support thinking"
 _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 OLLAMA_BUSY = frozenset({429, 503, 529})
+MAX_TRAILING_BYTES = 65536
+"""Bytes read after the final line before the body is dropped (Ollama sends none)."""
 """Answers worth asking again: a hosted server's rate limit, a full queue (OLLAMA_MAX_QUEUE); a 500 is about the model."""
 
 
@@ -147,16 +149,20 @@ class OllamaProvider:
                             break
                         reader = LineReader()  # lines cut from the bytes: cheaper than httpx's text decoding per line
                         chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, response.aiter_bytes())))
+                        trailing = 0
                         async for chunk in chunks:
+                            if mapper.finished or mapper.failed:  # the rest is read to the body's end, as a client
+                                trailing += len(chunk)            # that closes its streams whole; within reason
+                                if trailing > MAX_TRAILING_BYTES:
+                                    break
+                                continue
                             for line in reader.feed(chunk):
                                 for event in self._map_line(mapper, line):
                                     record.event(event)
                                     yield event
                                 if mapper.finished or mapper.failed:
                                     break
-                            if mapper.finished or mapper.failed:
-                                break
-                        else:
+                        if not (mapper.finished or mapper.failed):
                             for line in reader.close():  # a last line without its line end
                                 if not _is_json(line):  # cut off with the body: the reply was interrupted there
                                     log.warning("ollama's stream ended inside a line (%d bytes)", len(line))
@@ -173,7 +179,8 @@ class OllamaProvider:
                                                            f"(`ollama serve`)? ({exc or type(exc).__name__})")
             except StreamTimeout as exc:
                 record.error(exc)
-                failure = exc.as_error("Ollama", started=mapper.started)
+                if not (mapper.finished or mapper.failed):  # after the final line, a body left open changes nothing
+                    failure = exc.as_error("Ollama", started=mapper.started)
             except httpx.TimeoutException as exc:
                 record.error(exc)
                 failure = self._after_start(mapper, f"Ollama sent nothing for {self._timeout:g} s")
