@@ -3,6 +3,9 @@
 The snapshot is updated in place and returned (like the SDK's `accumulate_event`), so the
 cost of a delta does not grow with the length of the reply. Only the agent loop calls it; the
 store's recorder and the Qt model are handed the same events afterwards and read the snapshot.
+
+What it takes in is made storable and sendable on the way (core/providers/wire_values.py: lone surrogates become
+U+FFFD, NaN and infinities null), from whichever provider or tool it came.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from desktop_copilot.core.models import (
     ToolCallStatus,
     now,
 )
+from desktop_copilot.core.providers.wire_values import clean_json, clean_text
 
 _ERROR_STATUS = {
     "error": MessageStatus.FAILED,
@@ -48,7 +52,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.Start(model=model):
             message.status = MessageStatus.STREAMING
             if model:
-                message.model = model
+                message.model = clean_text(model)
         case ev.TextStart(index=i):
             _place(message, i, TextBlock())
         case ev.TextDelta(index=i, text=text):
@@ -56,47 +60,48 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             if block is None:
                 block = TextBlock()
                 _place(message, i, block)
-            block.text = _grown(block, "text", text)
+            block.text = _grown(block, "text", clean_text(text))
         case ev.TextCitation(index=i, citation=citation):
             block = _block(message, i, TextBlock)
             if block is not None:
-                block.citations.append(citation)
+                block.citations.append(clean_json(citation))
         case ev.ThinkingStart(index=i, redacted_data=data):
             if data is not None:
-                _place(message, i, RedactedThinkingBlock(data=data))
+                _place(message, i, RedactedThinkingBlock(data=clean_text(data)))
             else:
                 _place(message, i, ThinkingBlock(started_at=now()))
         case ev.ThinkingDelta(index=i, text=text):
             block = _block(message, i, ThinkingBlock)
             if block is not None:
-                block.thinking = _grown(block, "thinking", text)
+                block.thinking = _grown(block, "thinking", clean_text(text))
         case ev.ThinkingEnd(index=i, signature=signature):
             block = _block(message, i, ThinkingBlock)
             if block is not None:
-                block.signature = signature
+                block.signature = clean_text(signature)
                 block.ended_at = now()
         case ev.ToolCallStart(index=i, tool_call_id=call_id, name=name, arguments=arguments, provider_fields=extra):
-            _place(message, i, ToolCallBlock(id=call_id, name=name, arguments=dict(arguments), provider_fields=dict(extra)))
+            _place(message, i, ToolCallBlock(id=clean_text(call_id), name=clean_text(name), arguments=clean_json(arguments),
+                                             provider_fields=clean_json(extra)))
         case ev.ToolCallDelta(index=i, partial_json=fragment):
             block = _block(message, i, ToolCallBlock)
             if block is not None:
-                block.partial_arguments = _grown(block, "partial_arguments", fragment)
+                block.partial_arguments = _grown(block, "partial_arguments", clean_text(fragment))
         case ev.ToolCallEnd(index=i, arguments=arguments):
             block = _block(message, i, ToolCallBlock)
             if block is not None:
-                block.arguments = dict(arguments)
+                block.arguments = clean_json(arguments)
         case ev.RawBlockEvent(index=i, data=data):
-            _place(message, i, RawBlock(data=data))
+            _place(message, i, RawBlock(data=clean_json(data)))
         case ev.UsageUpdate(usage=usage):
             message.usage = usage.model_copy()
         case ev.Done(reason=reason, detail=detail):
-            message.stop_reason = reason
+            message.stop_reason = clean_text(reason)
             message.status = MessageStatus.COMPLETED
-            message.error = detail or None
+            message.error = clean_text(detail) or None
             _close_open_thinking(message)
         case ev.Error(reason=reason, message=text):
             message.status = _ERROR_STATUS[reason]
-            message.error = text or None
+            message.error = clean_text(text) or None
             _close_open_thinking(message)
         case ev.ToolStatus(tool_call_id=call_id, status=status, result=result, is_error=is_error):
             for block in message.tool_calls:
@@ -107,9 +112,9 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                     if status is ToolCallStatus.RUNNING:
                         block.started_at = now()
                     elif status.finished:
-                        block.finish(status, result or "", is_error=is_error)
-                        block.result_parts = list(event.parts or [])
-                        block.model_result = event.model_result
+                        block.finish(status, clean_text(result or ""), is_error=is_error)
+                        block.result_parts = clean_json(event.parts or [])
+                        block.model_result = None if event.model_result is None else clean_text(event.model_result)
         case ev.ToolApprovalChanged(tool_call_id=call_id, approval=approval):
             for block in message.tool_calls:
                 if block.id == call_id:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any
 
@@ -119,32 +120,81 @@ def export_all(store: Store) -> str:
     return to_json([c for c in conversations if c is not None])
 
 
+_CHOOSE = "Choose a file made by Export → JSON."
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(name)
+
+
 def parse_json(text: str) -> list[Conversation]:
+    """The conversations of an export, checked so that importing them can neither fail half-way nor store what the
+    app cannot read back; ExportFormatError saying why otherwise."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise ExportFormatError(f"The file is not JSON ({exc}). Choose a file made by Export → JSON.") from None
+        raise ExportFormatError(f"The file is not JSON ({exc}). {_CHOOSE}") from None
+    except ValueError as exc:  # NaN, Infinity or a number too large: not JSON, and not storable
+        raise ExportFormatError(f"The export is damaged: it holds the number {exc}, which JSON does not allow.") from None
+    except RecursionError:
+        raise ExportFormatError(f"The file is nested too deeply to be an export. {_CHOOSE}") from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        raise ExportFormatError("This is not a Desktop Copilot export. Choose a file made by Export → JSON.")
-    if document.get("version", 0) > EXPORT_VERSION:
+        raise ExportFormatError(f"This is not a Desktop Copilot export. {_CHOOSE}")
+    version = document.get("version", 0)
+    if type(version) is not int:
+        raise ExportFormatError("The export is damaged: its version is not a whole number.")
+    if version > EXPORT_VERSION:
         raise ExportFormatError("The export was made by a newer Desktop Copilot; update the app to import it.")
+    listed = document.get("conversations", [])
+    if not isinstance(listed, list):
+        raise ExportFormatError('The export is damaged: its "conversations" is not a list.')
     try:
-        return [Conversation.model_validate(c) for c in document.get("conversations", [])]
+        conversations = [Conversation.model_validate(c) for c in listed]
     except ValidationError as exc:
         raise ExportFormatError(f"The export is damaged: {exc.error_count()} problems, first: {exc.errors()[0]['msg']}.") from None
+    _check_storable(conversations)
+    return conversations
+
+
+def _check_storable(conversations: list[Conversation]) -> None:
+    """Refuses what the store would fail on, or mix up, part-way through an import."""
+    owner: dict[str, str] = {}
+    for conversation in conversations:
+        try:
+            conversation.model_dump_json()
+        except ValueError:  # a lone surrogate from a "\ud800" escape: SQLite's UTF-8 cannot hold it
+            raise ExportFormatError("The export is damaged: it holds an escaped character that is not Unicode text.") from None
+        for message in conversation.messages:
+            if owner.setdefault(message.id, conversation.id) != conversation.id or \
+                    sum(m.id == message.id for m in conversation.messages) > 1:
+                raise ExportFormatError(f"The export is damaged: the message {message.id[:80]!r} appears twice.")
 
 
 def import_json(store: Store, text: str) -> tuple[int, int]:
-    """Store the conversations of an export; returns (imported, skipped because already present)."""
-    imported = skipped = 0
+    """Store the conversations of an export; returns (imported, skipped because already present). Nothing is stored
+    when the file is refused (ExportFormatError), or when one of its messages is already stored in another
+    conversation (its id would take that message over)."""
+    new, skipped = [], 0
     for conversation in parse_json(text):
-        if store.load_conversation(conversation.id) is not None:
+        if any(c.id == conversation.id for c in new) or store.load_conversation(conversation.id) is not None:
             skipped += 1
-            continue
+        else:
+            new.append(conversation)
+    ids = [message.id for conversation in new for message in conversation.messages]
+    if taken := store.load_messages(ids):
+        raise ExportFormatError(f"The export cannot be imported: its message {taken[0].id[:80]!r} is already stored in "
+                                "another conversation.")
+    for conversation in new:
         updated_at = conversation.updated_at
         store.save_conversation(conversation)
         for seq, message in enumerate(conversation.messages):
             store.save_message(conversation.id, seq, message)
         store.touch_conversation(conversation.id, updated_at)
-        imported += 1
-    return imported, skipped
+    return len(new), skipped

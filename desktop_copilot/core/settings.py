@@ -189,8 +189,12 @@ class SettingsFile:
             return self._unusable("it is not UTF-8 text")
         except json.JSONDecodeError as exc:
             return self._unusable(f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
+        except RecursionError:
+            return self._unusable("its JSON is nested too deeply to read")
         if not isinstance(data, dict):
             return self._unusable("it does not hold a JSON object")
+        if not _writable(data):
+            return self._unusable("it holds an escaped character that is not Unicode text (a lone surrogate such as \\ud800)")
         try:
             return Settings.model_validate(data)
         except ValidationError as exc:
@@ -224,6 +228,15 @@ class SettingsFile:
 def models_cache_now(model_ids: list[str]) -> ModelsCache:
     """A cache entry for model ids fetched just now (UTC)."""
     return ModelsCache(model_ids=list(model_ids), fetched_at=datetime.now(timezone.utc))
+
+
+def _writable(data: dict[str, Any]) -> bool:
+    """Whether `data` can be written back as UTF-8 JSON (a `\\ud800` escape reads as a string no file can hold)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _describe(error: ValidationError) -> str:

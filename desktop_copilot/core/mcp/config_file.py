@@ -57,7 +57,10 @@ def check_secret(where: str, key: str, value: str) -> None:
     if "\0" in value or (where == "headers" and ("\r" in value or "\n" in value)):
         raise McpConfigError(f"the value of the {label} {key} contains a line break or a NUL character; give it on one line.")
     encoding = "utf-16-le" if sys.platform == "win32" else "utf-8"
-    size = len(value.encode(encoding))
+    try:
+        size = len(value.encode(encoding))
+    except UnicodeEncodeError:  # a lone surrogate: from a "\ud800" escape, or a command line's undecodable bytes
+        raise McpConfigError(f"the value of the {label} {key} holds a character that is not Unicode text.") from None
     if size > MAX_SECRET_BYTES:
         raise McpConfigError(f"the value of the {label} {key} is {size:,} bytes long; a keyring entry holds at most {MAX_SECRET_BYTES:,}.")
 
@@ -381,6 +384,13 @@ def read_servers(path: Path, *, other_app: bool = False) -> tuple[dict[str, Any]
     except json.JSONDecodeError as exc:
         hint = " Comments and trailing commas are not allowed in JSON." if other_app else ""
         raise McpConfigError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).{hint}") from None
+    except RecursionError:
+        raise McpConfigError(f"{path} holds JSON nested too deeply to read.") from None
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")  # what save() writes back must be UTF-8
+    except UnicodeEncodeError:
+        raise McpConfigError(f"{path} holds an escaped character that is not Unicode text (a lone surrogate such as "
+                             "\\ud800).") from None
     if not isinstance(document, dict):
         raise McpConfigError(f"{path} does not hold a JSON object; it should look like {{\"mcpServers\": {{\"NAME\": {{...}}}}}}.")
     key = next((key for key in SERVERS_KEYS if key in document), None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from desktop_copilot.core import events as ev
@@ -21,14 +23,47 @@ from desktop_copilot.core.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, result_images, tool_result_of
+from desktop_copilot.core.providers.wire_values import count_of, dict_of, index_of, list_of, text_of
 
 
 
-def _assistant_content(message: Message) -> list[dict[str, Any]]:
+_TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_NOT_IN_ID = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+class CallIds:
+    """The `tool_use` ids of one request: the API refuses an id with other characters than `[a-zA-Z0-9_-]` and an
+    id used twice in the conversation (400s that would stop every later turn). An id that is fine is sent as it is;
+    another (Kimi's "functions.get_weather:0", "call_0" reused in each reply, an empty one) becomes a stable id made
+    from it, the same for its `tool_use` and its `tool_result`."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+
+    def of(self, message: Message) -> list[str]:
+        """The ids to send for the calls of `message`, in order."""
+        return [self._take(call.id) for call in message.tool_calls]
+
+    def _take(self, call_id: str) -> str:
+        if _TOOL_USE_ID.fullmatch(call_id) and call_id not in self._used:
+            self._used.add(call_id)
+            return call_id
+        digest = hashlib.sha256(call_id.encode("utf-8", "replace")).hexdigest()[:12]
+        base = candidate = f"toolu_{_NOT_IN_ID.sub('_', call_id)[:40]}_{digest}"
+        number = 1
+        while candidate in self._used:
+            candidate, number = f"{base}_{number}", number + 1
+        self._used.add(candidate)
+        return candidate
+
+
+def _assistant_content(message: Message, call_ids: list[str] | None = None) -> list[dict[str, Any]]:
     """A reply as Anthropic content. One Anthropic wrote is sent back exactly (thinking with its signature,
     redacted thinking, server-tool blocks, citations, a call's `caller`); another provider's reply is sent
-    as its text and tool calls only (its thinking stays in the transcript)."""
+    as its text and tool calls only (its thinking stays in the transcript). `call_ids`: the ids its calls are
+    sent with (CallIds; default: their own)."""
     own = written_by(message, "anthropic")
+    ids = iter(call_ids if call_ids is not None else [call.id for call in message.tool_calls])
     content: list[dict[str, Any]] = []
     for block in message.blocks:
         match block:
@@ -42,23 +77,25 @@ def _assistant_content(message: Message) -> list[dict[str, Any]]:
                 content.append({"type": "redacted_thinking", "data": data})
             case ToolCallBlock():
                 extra = block.provider_fields if own else {}
-                content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments, **extra})
+                content.append({"type": "tool_use", "id": next(ids), "name": block.name, "input": block.arguments, **extra})
             case RawBlock(data=data) if own:
                 content.append(data)
     return content
 
 
-def tool_results(message: Message) -> list[dict[str, Any]]:
-    """One `tool_result` per call of `message`; a call that never finished gets an error result."""
+def tool_results(message: Message, call_ids: list[str] | None = None) -> list[dict[str, Any]]:
+    """One `tool_result` per call of `message`; a call that never finished gets an error result. `call_ids`: as
+    for `_assistant_content`."""
     results = []
-    for call in message.tool_calls:
+    ids = call_ids if call_ids is not None else [call.id for call in message.tool_calls]
+    for call, call_id in zip(message.tool_calls, ids, strict=True):
         text, is_error = tool_result_of(call)
         images = result_images(call)
         content: str | list[dict[str, Any]] = text
         if images:  # a tool_result takes image blocks beside the text
             content = [{"type": "text", "text": text},
                        *({"type": "image", "source": {"type": "base64", **image}} for image in images)]
-        results.append({"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error})
+        results.append({"type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error})
     return results
 
 
@@ -84,6 +121,7 @@ def build_messages(history: list[Message], limits: AttachmentLimits | None = Non
     `limits`: what the model takes as attachments (default: any Claude model's)."""
     limits = limits or limits_for("anthropic", "anthropic", "")
     turns: list[dict[str, Any]] = []
+    call_ids = CallIds()
 
     def add(role: str, content: list[dict[str, Any]]) -> None:
         if not content:
@@ -97,8 +135,9 @@ def build_messages(history: list[Message], limits: AttachmentLimits | None = Non
         if message.role is Role.USER:
             add("user", user_content(message, limits))
         else:
-            add("assistant", _assistant_content(message))
-            add("user", tool_results(message))
+            ids = call_ids.of(message)
+            add("assistant", _assistant_content(message, ids))
+            add("user", tool_results(message, ids))
     return turns
 
 
@@ -124,9 +163,12 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
 
 
 def _as_dict(obj: Any) -> dict[str, Any]:
+    """A plain dict of a block or delta (a dict, or an SDK object); {} for anything else a server sent there."""
     if isinstance(obj, dict):
         return dict(obj)
-    return obj.to_dict(mode="json", exclude_unset=True) if hasattr(obj, "to_dict") else obj.model_dump(mode="json")
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict(mode="json", exclude_unset=True)
+    return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else {}
 
 
 TRACKS_INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -136,8 +178,8 @@ _MODELLED_CALL_FIELDS = frozenset({"type", "id", "name", "input"})
 
 def refusal_words(details: Any) -> str:
     """What to tell the user when Claude declined to answer (`stop_details` of a refusal)."""
-    category = field_of(details, "category") if details is not None else None
-    explanation = (field_of(details, "explanation") if details is not None else None) or ""
+    category = text_of(field_of(details, "category"))
+    explanation = text_of(field_of(details, "explanation"))
     words = "Claude declined to answer this request"
     words += f" (policy category: {category})." if category else "."
     if explanation.strip():
@@ -149,7 +191,8 @@ class AnthropicEventMapper:
     """Maps raw Messages stream events (SDK objects or plain dicts) to unified events, reading each
     block as the SDK's accumulator does: content and stop reason may already come in
     `message_start`, a call's input may come whole in `content_block_start`, and block types this
-    app does not model are kept verbatim with their deltas applied."""
+    app does not model are kept verbatim with their deltas applied. A field of the wrong type is read as absent,
+    and an event without a valid block index is ignored."""
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -167,8 +210,9 @@ class AnthropicEventMapper:
     def feed(self, raw: Any) -> list[ev.Event]:
         if type(raw) is dict and raw.get("type") == "content_block_delta":  # most events: text of a text block
             delta, index = raw.get("delta"), raw.get("index")
-            if type(delta) is dict and delta.get("type") == "text_delta" and index not in self._raw:
-                return [ev.TextDelta(index=index, text=delta.get("text") or "")]
+            if type(delta) is dict and delta.get("type") == "text_delta" and type(index) is int and index >= 0 \
+                    and index not in self._raw:
+                return [ev.TextDelta(index=index, text=text_of(delta.get("text")))]
         kind = field_of(raw, "type")
         handler = getattr(self, f"_on_{kind}", None)
         return handler(raw) if handler else []
@@ -179,59 +223,66 @@ class AnthropicEventMapper:
         self._update_usage(field_of(message, "usage"))
         self._update_stop(message)
         events: list[ev.Event] = [
-            ev.Start(model=field_of(message, "model") or "", provider_message_id=field_of(message, "id") or ""),
+            ev.Start(model=text_of(field_of(message, "model")), provider_message_id=text_of(field_of(message, "id"))),
             ev.UsageUpdate(usage=self.usage.model_copy()),
         ]
-        for index, block in enumerate(field_of(message, "content") or []):  # a reply given whole at the start
+        for index, block in enumerate(list_of(field_of(message, "content"))):  # a reply given whole at the start
             events += self._on_content_block_start({"index": index, "content_block": block})
             events += self._on_content_block_stop({"index": index})
         return events
 
     def _on_content_block_start(self, raw: Any) -> list[ev.Event]:
-        index = field_of(raw, "index")
+        index = index_of(field_of(raw, "index"))
         block = _as_dict(field_of(raw, "content_block"))
         kind = block.get("type")
+        if index is None or not isinstance(kind, str):
+            return []
         self._kinds[index] = kind
         self._open.add(index)
+        self._raw.pop(index, None)  # an index started again starts afresh
         if kind == "text":
             events: list[ev.Event] = [ev.TextStart(index=index)]
-            if block.get("text"):
-                events.append(ev.TextDelta(index=index, text=block["text"]))
-            return events + [ev.TextCitation(index=index, citation=c) for c in block.get("citations") or []]
+            if text := text_of(block.get("text")):
+                events.append(ev.TextDelta(index=index, text=text))
+            citations = [c for c in list_of(block.get("citations")) if isinstance(c, dict)]
+            return events + [ev.TextCitation(index=index, citation=c) for c in citations]
         if kind == "thinking":
-            self._signatures[index] = block.get("signature") or ""
+            self._signatures[index] = text_of(block.get("signature"))
             events = [ev.ThinkingStart(index=index)]
-            return events + ([ev.ThinkingDelta(index=index, text=block["thinking"])] if block.get("thinking") else [])
+            return events + ([ev.ThinkingDelta(index=index, text=thinking)] if (thinking := text_of(block.get("thinking"))) else [])
         if kind == "redacted_thinking":
-            return [ev.ThinkingStart(index=index, redacted_data=block.get("data") or "")]
+            return [ev.ThinkingStart(index=index, redacted_data=text_of(block.get("data")))]
         self._json[index] = []
         if kind == "tool_use":
-            self._inputs[index] = block.get("input") if isinstance(block.get("input"), dict) else {}
+            self._inputs[index] = dict_of(block.get("input"))
             extra = {k: v for k, v in block.items() if k not in _MODELLED_CALL_FIELDS}
-            return [ev.ToolCallStart(index=index, tool_call_id=block.get("id") or "", name=block.get("name") or "",
+            return [ev.ToolCallStart(index=index, tool_call_id=text_of(block.get("id")), name=text_of(block.get("name")),
                                      arguments=dict(self._inputs[index]), provider_fields=extra)]
         self._raw[index] = block
         return []
 
     def _on_content_block_delta(self, raw: Any) -> list[ev.Event]:
-        index = field_of(raw, "index")
+        index = index_of(field_of(raw, "index"))
         delta = field_of(raw, "delta")
         kind = field_of(delta, "type")
+        if index is None:
+            return []
         if index in self._raw:
             self._apply_to_raw(index, _as_dict(delta))
             return []
         if kind == "text_delta":
-            return [ev.TextDelta(index=index, text=field_of(delta, "text") or "")]
+            return [ev.TextDelta(index=index, text=text_of(field_of(delta, "text")))]
         if kind == "citations_delta":
-            return [ev.TextCitation(index=index, citation=_as_dict(field_of(delta, "citation")))]
+            citation = _as_dict(field_of(delta, "citation"))
+            return [ev.TextCitation(index=index, citation=citation)] if citation else []
         if kind == "thinking_delta":
-            text = field_of(delta, "thinking")
+            text = text_of(field_of(delta, "thinking"))
             return [ev.ThinkingDelta(index=index, text=text)] if text else []
         if kind == "signature_delta":
-            self._signatures[index] = field_of(delta, "signature") or ""
+            self._signatures[index] = text_of(field_of(delta, "signature"))
             return []
         if kind == "input_json_delta":
-            fragment = field_of(delta, "partial_json") or ""
+            fragment = text_of(field_of(delta, "partial_json"))
             self._json.setdefault(index, []).append(fragment)
             if self._kinds.get(index) == "tool_use" and fragment:
                 return [ev.ToolCallDelta(index=index, partial_json=fragment)]
@@ -241,20 +292,20 @@ class AnthropicEventMapper:
         """A delta for a block type this app does not model, applied as the SDK's accumulator does."""
         block, kind = self._raw[index], delta.get("type")
         if kind == "input_json_delta":
-            self._json[index].append(delta.get("partial_json") or "")
+            self._json.setdefault(index, []).append(text_of(delta.get("partial_json")))
         elif kind == "text_delta":
-            block["text"] = (block.get("text") or "") + (delta.get("text") or "")
+            block["text"] = text_of(block.get("text")) + text_of(delta.get("text"))
         elif kind == "thinking_delta":
-            block["thinking"] = (block.get("thinking") or "") + (delta.get("thinking") or "")
+            block["thinking"] = text_of(block.get("thinking")) + text_of(delta.get("thinking"))
         elif kind == "citations_delta":
-            block["citations"] = [*(block.get("citations") or []), _as_dict(delta.get("citation"))]
+            block["citations"] = [*list_of(block.get("citations")), _as_dict(delta.get("citation"))]
         elif kind == "compaction_delta":  # both fields replaced, absent ones by null (as the SDK does)
             block.update(content=delta.get("content"), encrypted_content=delta.get("encrypted_content"))
         else:  # a delta type unknown to the SDK too: its fields replace the block's
             block.update({key: value for key, value in delta.items() if key != "type"})
 
     def _on_content_block_stop(self, raw: Any) -> list[ev.Event]:
-        index = field_of(raw, "index")
+        index = index_of(field_of(raw, "index"))
         if index not in self._open:
             return []
         self._open.discard(index)
@@ -292,7 +343,7 @@ class AnthropicEventMapper:
     def _update_stop(self, source: Any) -> None:
         if source is None:
             return
-        self.stop_reason = field_of(source, "stop_reason") or self.stop_reason
+        self.stop_reason = text_of(field_of(source, "stop_reason")) or self.stop_reason
         self.stop_details = field_of(source, "stop_details") or self.stop_details
 
     def _update_usage(self, usage: Any) -> None:
@@ -304,6 +355,6 @@ class AnthropicEventMapper:
             ("cache_read_tokens", "cache_read_input_tokens"),
             ("cache_write_tokens", "cache_creation_input_tokens"),
         ):
-            value = field_of(usage, theirs)
+            value = count_of(field_of(usage, theirs))
             if value is not None:
                 setattr(self.usage, ours, value)

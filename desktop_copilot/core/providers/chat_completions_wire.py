@@ -12,6 +12,7 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.history import written_by
 from desktop_copilot.core.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, Usage
 from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id, tool_result_of
+from desktop_copilot.core.providers.wire_values import count_of, list_of, text_of
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, data_url, limits_for, user_parts
 
@@ -182,7 +183,8 @@ class ChatCompletionsEventMapper:
     """Maps `chat.completion.chunk`s (SDK objects or plain dicts) of choice 0 to unified events. Text and
     thinking (`reasoning_content` of DeepSeek/Kimi/GLM, `reasoning` of OpenRouter/Groq) each form a block
     until another kind of output starts; tool calls are merged by their `index` and end when the reply
-    finishes. `finish()` gives the closing `Done` once the stream has ended after a finish reason."""
+    finishes. `finish()` gives the closing `Done` once the stream has ended after a finish reason. A field of
+    the wrong type is read as absent."""
 
     def __init__(self, *, position: int = 0) -> None:
         self.position = position
@@ -200,9 +202,9 @@ class ChatCompletionsEventMapper:
         events: list[ev.Event] = []
         if not self.started:
             self.started = True
-            self._response_id = str(field_of(chunk, "id") or "")
-            events.append(ev.Start(model=field_of(chunk, "model") or "", provider_message_id=self._response_id))
-        for choice in field_of(chunk, "choices") or []:
+            self._response_id = text_of(field_of(chunk, "id"))
+            events.append(ev.Start(model=text_of(field_of(chunk, "model")), provider_message_id=self._response_id))
+        for choice in list_of(field_of(chunk, "choices")):
             if (field_of(choice, "index") or 0) != 0:
                 continue
             delta = field_of(choice, "delta")
@@ -210,7 +212,7 @@ class ChatCompletionsEventMapper:
                 events += self._on_delta(delta)
             if usage := field_of(choice, "usage"):  # Moonshot puts the usage on the final choice
                 events += self._on_usage(usage)
-            if (reason := field_of(choice, "finish_reason")) and not self.finished:
+            if (reason := text_of(field_of(choice, "finish_reason"))) and not self.finished:
                 self.finished, self.finish_reason = True, reason
                 events += self._close_all()
         if usage := field_of(chunk, "usage"):
@@ -228,14 +230,12 @@ class ChatCompletionsEventMapper:
 
     def _on_delta(self, delta: Any) -> list[ev.Event]:
         events: list[ev.Event] = []
-        reasoning = field_of(delta, "reasoning_content") or field_of(delta, "reasoning")
-        if isinstance(reasoning, str) and reasoning:
+        if reasoning := text_of(field_of(delta, "reasoning_content")) or text_of(field_of(delta, "reasoning")):
             events += self._stream("thinking", reasoning)
         for key in ("content", "refusal"):
-            text = field_of(delta, key)
-            if isinstance(text, str) and text:
+            if text := text_of(field_of(delta, key)):
                 events += self._stream("text", text)
-        for call in field_of(delta, "tool_calls") or []:
+        for call in list_of(field_of(delta, "tool_calls")):
             events += self._on_tool_call(call)
         return events
 
@@ -251,16 +251,17 @@ class ChatCompletionsEventMapper:
 
     def _on_tool_call(self, raw: Any) -> list[ev.Event]:
         wire = field_of(raw, "index")
-        call_id = field_of(raw, "id") or ""
+        call_id = text_of(field_of(raw, "id"))
         if not isinstance(wire, int):  # a vendor that leaves out the index: a new id means a new call
             known = {c.id for c in self._calls.values()}
             latest = max(self._calls, default=-1)
             wire = latest + 1 if latest < 0 or (call_id and call_id not in known) else latest
         function = field_of(raw, "function")
-        name = (field_of(function, "name") if function is not None else None) or ""
-        arguments = field_of(function, "arguments") if function is not None else None
+        name = text_of(field_of(function, "name"))
+        arguments = field_of(function, "arguments")
         if isinstance(arguments, dict):  # a vendor that sends the object instead of its JSON text
             arguments = json.dumps(arguments, ensure_ascii=False)
+        arguments = text_of(arguments)
         call = self._calls.setdefault(wire, _Call())
         call.id = call.id or call_id
         call.name = call.name or name
@@ -317,6 +318,6 @@ class ChatCompletionsEventMapper:
             ("cache_write_tokens", field_of(prompt, "cache_write_tokens") if prompt is not None else None),
             ("reasoning_tokens", field_of(completion, "reasoning_tokens") if completion is not None else None),
         ):
-            if isinstance(value, int):
-                setattr(self.usage, ours, value)
+            if (count := count_of(value)) is not None:
+                setattr(self.usage, ours, count)
         return [ev.UsageUpdate(usage=self.usage.model_copy())]

@@ -19,6 +19,7 @@ from desktop_copilot.core.models import Message, RawBlock, Role, TextBlock, Thin
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
+from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
 
 PROVIDER_ID = "gemini"
 SIGNATURE_BLOCK = "gemini_thought_signature"
@@ -313,7 +314,8 @@ class GeminiEventMapper:
     """Maps streamed `GenerateContentResponse` chunks (plain dicts) to unified events. Gemini streams each part
     in pieces across chunks with no index: consecutive text (or thought) pieces form one block, and a function
     call arrives whole in one part (or, on Vertex, as `partialArgs` ended by an empty `functionCall`). The finish
-    reason is kept until `finish()` at the end of the stream, so late usage still comes before `done`."""
+    reason is kept until `finish()` at the end of the stream, so late usage still comes before `done`. A field of
+    the wrong type is read as absent."""
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -331,26 +333,26 @@ class GeminiEventMapper:
 
     def feed(self, chunk: dict[str, Any]) -> list[ev.Event]:
         events: list[ev.Event] = []
-        self._response_id = chunk.get("responseId") or self._response_id
+        self._response_id = text_of(chunk.get("responseId")) or self._response_id
         if not self.started:
             self.started = True
-            events.append(ev.Start(model=chunk.get("modelVersion") or "", provider_message_id=self._response_id))
-        candidates = chunk.get("candidates") or []
-        candidate = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
-        for part in (candidate.get("content") or {}).get("parts") or []:
+            events.append(ev.Start(model=text_of(chunk.get("modelVersion")), provider_message_id=self._response_id))
+        candidates = list_of(chunk.get("candidates"))
+        candidate = dict_of(candidates[0]) if candidates else {}
+        for part in list_of(dict_of(candidate.get("content")).get("parts")):
             if isinstance(part, dict):
                 events += self._part(part)
         if self._update_usage(chunk.get("usageMetadata")):
             events.append(ev.UsageUpdate(usage=self.usage.model_copy()))
-        if candidate.get("finishReason"):
+        if reason := text_of(candidate.get("finishReason")):
             self.finished = True
-            self.finish_reason = candidate["finishReason"]
-            self.finish_message = candidate.get("finishMessage") or ""
-        feedback = chunk.get("promptFeedback") or {}
-        if feedback.get("blockReason"):
+            self.finish_reason = reason
+            self.finish_message = text_of(candidate.get("finishMessage"))
+        feedback = dict_of(chunk.get("promptFeedback"))
+        if reason := text_of(feedback.get("blockReason")):
             self.finished = True
-            self.block_reason = feedback["blockReason"]
-            self.finish_message = feedback.get("blockReasonMessage") or ""
+            self.block_reason = reason
+            self.finish_message = text_of(feedback.get("blockReasonMessage"))
         return events
 
     def finish(self, interruption: str = "The stream ended before Gemini said the reply was finished") -> list[ev.Event]:
@@ -375,11 +377,11 @@ class GeminiEventMapper:
     # --- parts ---
 
     def _part(self, part: dict[str, Any]) -> list[ev.Event]:
-        signature = part.get("thoughtSignature") or ""
+        signature = text_of(part.get("thoughtSignature"))
         if isinstance(part.get("functionCall"), dict):
             return self._function_call(part["functionCall"], signature)
         if "text" in part or (signature and set(part) <= {"thoughtSignature", "thought"}):  # text, or only a signature
-            return self._text(part.get("text") or "", signature, thinking=bool(part.get("thought")))
+            return self._text(text_of(part.get("text")), signature, thinking=bool(part.get("thought")))
         other = {k: v for k, v in part.items() if k not in ("thought",)}
         if not other:
             return []
@@ -432,25 +434,26 @@ class GeminiEventMapper:
 
     def _function_call(self, call: dict[str, Any], signature: str) -> list[ev.Event]:
         streamed = self._streamed
-        if streamed is not None and not call.get("name"):  # more of a call whose arguments stream
-            self._apply_partial(streamed, call.get("partialArgs") or [])
+        name = text_of(call.get("name"))
+        if streamed is not None and not name:  # more of a call whose arguments stream
+            self._apply_partial(streamed, list_of(call.get("partialArgs")))
             if signature and not streamed.signature:
                 streamed.signature, streamed.signed_late = signature, True
             return [] if call.get("willContinue") else self._end_streamed()
-        if not call.get("name"):
+        if not name:
             return []
         events = self._close_all()
         index, position = self._new_index(), self._calls
         self._calls += 1
-        call_id = call.get("id") or stable_call_id(position, call["name"], {}, salt=self._response_id or self._nonce)
+        call_id = text_of(call.get("id")) or stable_call_id(position, name, {}, salt=self._response_id or self._nonce)
         fields = {"thoughtSignature": signature} if signature else {}
         if call.get("willContinue") or call.get("partialArgs"):
-            self._streamed = _StreamedCall(index, call_id, call["name"], signature)
-            self._apply_partial(self._streamed, call.get("partialArgs") or [])
-            events.append(ev.ToolCallStart(index=index, tool_call_id=call_id, name=call["name"], provider_fields=fields))
+            self._streamed = _StreamedCall(index, call_id, name, signature)
+            self._apply_partial(self._streamed, list_of(call.get("partialArgs")))
+            events.append(ev.ToolCallStart(index=index, tool_call_id=call_id, name=name, provider_fields=fields))
             return events if call.get("willContinue") else events + self._end_streamed()
-        args = call.get("args") if isinstance(call.get("args"), dict) else {}
-        return [*events, ev.ToolCallStart(index=index, tool_call_id=call_id, name=call["name"], arguments=dict(args),
+        args = dict_of(call.get("args"))
+        return [*events, ev.ToolCallStart(index=index, tool_call_id=call_id, name=name, arguments=dict(args),
                                           provider_fields=fields),
                 ev.ToolCallEnd(index=index, arguments=dict(args))]
 
@@ -459,7 +462,7 @@ class GeminiEventMapper:
         for piece in pieces:
             if not isinstance(piece, dict):
                 continue
-            path = str(piece.get("jsonPath") or "")
+            path = text_of(piece.get("jsonPath"))
             steps = _path(path)
             if not steps:
                 continue
@@ -491,10 +494,11 @@ class GeminiEventMapper:
         """Take the counts of `usageMetadata` (each chunk's are totals so far); whether they changed."""
         if not isinstance(meta, dict):
             return False
-        counts = [meta.get(k) for k in ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "cachedContentTokenCount")]
+        counts = [count_of(meta.get(k)) for k in ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount",
+                                                  "cachedContentTokenCount")]
         if all(c is None for c in counts):
             return False
-        prompt, candidates, thoughts, cached = (int(c or 0) for c in counts)
+        prompt, candidates, thoughts, cached = (c or 0 for c in counts)
         usage = Usage(input_tokens=prompt, output_tokens=candidates + thoughts, reasoning_tokens=thoughts,
                       cache_read_tokens=cached)
         changed = usage != self.usage

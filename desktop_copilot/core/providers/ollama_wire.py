@@ -20,6 +20,7 @@ from desktop_copilot.core.providers.prompt_tools import (
     tools_system_prompt,
 )
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
+from desktop_copilot.core.providers.wire_values import clean_json, clean_text, count_of, dict_of, list_of, text_of
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 
@@ -116,21 +117,29 @@ def build_body(request: ProviderRequest, *, prompt_tools: bool = False, think_su
     return body
 
 
-def _arguments(value: Any) -> dict[str, Any]:
-    """A call's arguments: an object (Ollama's own form), a JSON string (some proxies), or absent: `{}`."""
+def _arguments(value: Any) -> tuple[dict[str, Any], str]:
+    """(a call's arguments, their raw text when they are not a JSON object). Arguments come as an object (Ollama's
+    own form), a JSON string (some proxies), or not at all; anything else gives `{}` and keeps its text, which goes
+    to the call's `partial_arguments` for the tool executor to report to the model."""
+    if value is None or isinstance(value, dict):
+        return clean_json(value or {}), ""
     if isinstance(value, str):
+        if not value.strip():
+            return {}, ""
         try:
-            value = json.loads(value) if value.strip() else {}
-        except json.JSONDecodeError:
-            return {}
-    return value if isinstance(value, dict) else {}
+            parsed = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):  # not JSON, or nested deeper than Python reads
+            return {}, clean_text(value)
+        return (clean_json(parsed), "") if isinstance(parsed, dict) else ({}, clean_text(value))
+    return {}, json.dumps(value)
 
 
 class OllamaEventMapper:
     """Maps the NDJSON lines of one `/api/chat` stream to unified events. `message.thinking` and
     `message.content` open blocks in the order they come; `message.tool_calls` arrive whole; the line
     with `done: true` carries the stop reason and token counts. With `prompt_tools`, the content goes
-    through a `PromptToolParser` so calls written as text become tool calls."""
+    through a `PromptToolParser` so calls written as text become tool calls. A field of the wrong type is read as
+    absent."""
 
     def __init__(self, *, prompt_tools: bool = False) -> None:
         self.usage = Usage()
@@ -157,26 +166,26 @@ class OllamaEventMapper:
         if (self._text is not None and self._parser is None and type(message) is dict and not line.get("done")
                 and not line.get("error") and not message.get("thinking") and not message.get("tool_calls")):
             content = message.get("content")  # most lines: more of the open text block, and nothing else
-            return [ev.TextDelta(index=self._text, text=content)] if content else []
+            return [ev.TextDelta(index=self._text, text=clean_text(content))] if content and isinstance(content, str) else []
         if line.get("error"):
             return self.fail(_error_text(line["error"]))
         events: list[ev.Event] = []
         if not self.started:
             self.started = True
-            self._salt = str(line.get("created_at") or "")
+            self._salt = text_of(line.get("created_at"))
             if self._parser is not None:
                 self._parser.id_salt = self._salt
-            events.append(ev.Start(model=str(line.get("model") or "")))
-        message = line.get("message") if isinstance(line.get("message"), dict) else {}
-        if thinking := message.get("thinking"):
+            events.append(ev.Start(model=text_of(line.get("model"))))
+        message = dict_of(line.get("message"))
+        if thinking := text_of(message.get("thinking")):
             events += self._end_text()
             if self._thinking is None:
                 self._thinking = self._allocate()
                 events.append(ev.ThinkingStart(index=self._thinking))
             events.append(ev.ThinkingDelta(index=self._thinking, text=thinking))
-        if content := message.get("content"):
+        if content := text_of(message.get("content")):
             events += self._end_thinking() + self._content(content)
-        for call in message.get("tool_calls") or []:
+        for call in list_of(message.get("tool_calls")):
             events += self._end_thinking() + self._end_text() + self._tool_call(call)
         if line.get("done"):
             events += self.close()
@@ -227,16 +236,17 @@ class OllamaEventMapper:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict):
             return []
-        name = str(function.get("name") or "")
-        arguments = _arguments(function.get("arguments"))
-        call_id = call.get("id") or stable_call_id(self._calls, name, arguments, self._salt)
+        name = text_of(function.get("name"))
+        arguments, raw = _arguments(function.get("arguments"))
+        call_id = text_of(call.get("id")) or stable_call_id(self._calls, name, {"raw": raw} if raw else arguments, self._salt)
         self._calls += 1
         index = self._allocate()
-        return [ev.ToolCallStart(index=index, tool_call_id=str(call_id), name=name, arguments=dict(arguments)),
+        kept = [ev.ToolCallDelta(index=index, partial_json=raw)] if raw else []
+        return [ev.ToolCallStart(index=index, tool_call_id=call_id, name=name, arguments=dict(arguments)), *kept,
                 ev.ToolCallEnd(index=index, arguments=arguments)]
 
     def _stop_reason(self, done_reason: Any) -> str:
-        reason = str(done_reason or "stop")
+        reason = text_of(done_reason) or "stop"
         if reason == "length":
             return "max_tokens"
         if self.tool_calls:
@@ -245,8 +255,8 @@ class OllamaEventMapper:
 
     def _update_usage(self, line: dict[str, Any]) -> None:
         # Both counts are left out when zero (Go's omitempty): a fully cached prompt has no prompt_eval_count.
-        self.usage.input_tokens = int(line.get("prompt_eval_count") or 0)
-        self.usage.output_tokens = int(line.get("eval_count") or 0)
+        self.usage.input_tokens = count_of(line.get("prompt_eval_count")) or 0
+        self.usage.output_tokens = count_of(line.get("eval_count")) or 0
 
 
 def _error_text(error: Any) -> str:

@@ -15,6 +15,7 @@ from desktop_copilot.core import events as ev
 from desktop_copilot.core.models import ToolCallBlock
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
+from desktop_copilot.core.providers.wire_values import clean_json, clean_text
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
@@ -63,22 +64,24 @@ def _parse_call(body: str) -> tuple[str, dict[str, Any], bool]:
     JSON object with a string "name" (the name is then guessed, so the error names the tool)."""
     try:
         value = json.loads(body)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # not JSON, or nested deeper than Python reads
         value = None
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         found = _NAME.search(body)
         return (found.group(1) if found else ""), {}, False
+    # JSON can decode to what no reply can keep (a lone surrogate from a "\ud800" escape, NaN): made storable.
+    name = clean_text(value["name"])
     arguments = value.get("arguments", value.get("parameters"))
     if isinstance(arguments, str):  # some models write the arguments as a JSON string
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError:
-            return value["name"], {}, False
+        except (json.JSONDecodeError, RecursionError):
+            return name, {}, False
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        return value["name"], {}, False
-    return value["name"], arguments, True
+        return name, {}, False
+    return name, clean_json(arguments), True
 
 
 def _partial_tag_length(text: str, tag: str) -> int:

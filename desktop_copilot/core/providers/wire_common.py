@@ -51,7 +51,7 @@ def parse_arguments(text: str) -> dict[str, Any]:
     """The JSON object in `text`, or `{}` when it is blank, not JSON or not an object."""
     try:
         value = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # nested too deeply for Python: not arguments either
         return {}
     return value if isinstance(value, dict) else {}
 
