@@ -1,11 +1,12 @@
 """One window per profile: the first launch holds a lock file in the profile (QLockFile, in QtCore: nothing to load
-before the first frame) and, once its window works, listens on a local socket (QtNetwork, loaded then); a second
-launch on the same profile asks that window to come to the front and exits, so two windows never edit the same
-conversations behind each other's back. (The `ask` command shares the database safely through SQLite's locking.)"""
+before the first frame) and watches a requests folder there (QFileSystemWatcher); a second launch on the same
+profile leaves a request in it, waits for the window to answer that it came to the front, and exits, so two
+windows never edit the same conversations behind each other's back. (The `ask` command shares the database safely through SQLite's locking.)"""
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from PySide6.QtCore import QLockFile
 log = logging.getLogger(__name__)
 
 LOCK_NAME = "window.lock"
-ACTIVATE = b"activate\n"
-SHOWN = b"shown\n"
+REQUESTS_DIR = "window-requests"
+REQUEST = ".request"
+SHOWN = ".shown"
 REACH_TIMEOUT = 10.0
 """Seconds a second launch keeps trying to reach the first window (which may still be building itself)."""
 
@@ -37,59 +39,63 @@ class InstanceLock:
         self._lock.unlock()
 
 
-def server_name(data_dir: Path) -> str:
-    """The local socket's name for a profile (short: a Unix socket path has a length limit)."""
-    import hashlib  # not before the first frame: OpenSSL's hashes take ~15 ms to load
-
-    return "desktop-copilot-" + hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:20]
+def _requests(data_dir: Path) -> Path:
+    return data_dir / REQUESTS_DIR
 
 
 def show_first_instance(data_dir: Path, timeout: float = REACH_TIMEOUT) -> bool:
-    """Asks the window holding the profile's lock to come to the front; True once it said it did."""
-    from PySide6.QtNetwork import QLocalSocket
-
+    """Asks the window holding the profile's lock to come to the front; True once it said it did. The request is a
+    file in `data_dir/window-requests/`, which that window watches; it answers by renaming it to `….shown`."""
+    folder = _requests(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    request = folder / f"{os.getpid()}-{time.monotonic_ns()}{REQUEST}"
+    shown = request.with_suffix(SHOWN)
+    request.write_bytes(b"")
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        socket = QLocalSocket()
-        socket.connectToServer(server_name(data_dir))
-        if socket.waitForConnected(500):
-            socket.write(ACTIVATE)
-            socket.waitForBytesWritten(1000)
-            answered = socket.waitForReadyRead(3000) and SHOWN in bytes(socket.readAll().data())
-            socket.disconnectFromServer()
-            if answered:
+    try:
+        while time.monotonic() < deadline:
+            if shown.exists():
                 return True
-        time.sleep(0.2)
-    return False
+            time.sleep(0.05)
+        return False
+    finally:
+        for left in (request, shown):
+            left.unlink(missing_ok=True)
 
 
 def listen_for_second_launches(window, data_dir: Path):
-    """From the first frame on (app/window_setup.py): a second launch's request brings `window` to the front. Returns
-    the QLocalServer (owned by `window`), or None when it could not listen (the lock still refuses a second window)."""
-    from PySide6.QtNetwork import QLocalServer
+    """From the window's start on (app/window_setup.py): a second launch's request brings `window` to the front.
+    Returns the QFileSystemWatcher (owned by `window`) watching the requests folder, or None when it cannot watch it
+    (the lock still refuses a second window). QtCore only: a local socket would load QtNetwork, 3 MB at idle."""
+    from PySide6.QtCore import QFileSystemWatcher
 
-    name = server_name(data_dir)
-    server = QLocalServer(window)
-    server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-    QLocalServer.removeServer(name)  # a socket left by a crash: this process holds the lock, nobody else listens
-    if not server.listen(name):
-        log.warning("second launches cannot reach this window: %s", server.errorString())
+    folder = _requests(data_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.iterdir():  # answers and requests of launches that are gone
+            if old.suffix == SHOWN:
+                old.unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("second launches cannot reach this window: %s", exc)
         return None
+    watcher = QFileSystemWatcher([str(folder)], window)
 
-    def answer(socket) -> None:
-        if ACTIVATE in bytes(socket.readAll().data()):
+    def answer(_path: str = "") -> None:
+        try:
+            requests = [path for path in folder.iterdir() if path.suffix == REQUEST]
+        except OSError:
+            return
+        for request in requests:
+            try:
+                request.rename(request.with_suffix(SHOWN))
+            except OSError:  # the launch gave up and took its request back
+                continue
             log.info("a second launch on this profile asked for the window")
             bring_to_front(window)
-            socket.write(SHOWN)
-            socket.flush()
 
-    def accept() -> None:
-        while (socket := server.nextPendingConnection()) is not None:
-            socket.readyRead.connect(lambda socket=socket: answer(socket))
-            socket.disconnected.connect(socket.deleteLater)
-
-    server.newConnection.connect(accept)
-    return server
+    watcher.directoryChanged.connect(answer)
+    answer()  # a launch that asked while this window was still being built
+    return watcher
 
 
 def bring_to_front(window) -> None:
