@@ -101,6 +101,9 @@ class _ProxyServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.calls_seen = 0
 
+    def handle_error(self, request, client_address) -> None:
+        """A connection that broke (the server behind died, the client went away) is what these tests make happen."""
+
     def fault_for(self, body: bytes) -> str | None:
         try:
             message = json.loads(body or b"{}")
