@@ -148,11 +148,11 @@ def _nothing() -> None:
 
 
 def create_event_loop(app: QApplication) -> asyncio.AbstractEventLoop:
-    """The qasync loop on `app`, set as the current asyncio loop (not `qasync.run`: on Python 3.11 that swaps the
-    event-loop policy for the whole process, DESIGN §5)."""
-    import qasync  # after PySide6, so qasync binds to it
+    """The app's qasync loop on `app` (qt/bridge/event_loop.py: cancelled timers leave Qt at once), set as the current
+    asyncio loop (not `qasync.run`: on Python 3.11 that swaps the event-loop policy for the whole process, DESIGN §5)."""
+    from desktop_copilot.qt.bridge.event_loop import AppEventLoop  # qasync, after PySide6 so it binds to it
 
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     return loop
 

@@ -34,8 +34,10 @@ class TranscriptDelegate(QStyledItemDelegate):
         self._layouts: OrderedDict[tuple, RowLayout] = OrderedDict()
 
     def bind(self, model: TranscriptModel) -> None:
-        """The model whose expand/collapse state clicks change."""
+        """The model whose expand/collapse state clicks change; when it shows another conversation, the rows laid out
+        for the one before are let go (a reply's "waiting" row holds its message)."""
         self.model = model
+        model.modelReset.connect(self._layouts.clear)
 
     # --- geometry --------------------------------------------------------------------
 
