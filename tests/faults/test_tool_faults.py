@@ -67,23 +67,18 @@ async def test_a_5_mb_result_is_kept_whole_and_the_model_gets_the_capped_part(mc
 
 
 @pytest.mark.asyncio
-async def test_a_tool_that_hangs_times_out_as_an_error_the_model_reads(mcp_session, loopback, monkeypatch):
-    monkeypatch.setattr(McpTool, "timeout", 1.0)
+@pytest.mark.parametrize("name, arguments, timeout, words, sent", [
+    ("mcp__demo__slow", '{"seconds": 120}', 1.0, " 1 s", "timed out"),  # hangs: the deadline's words
+    ("mcp__demo__boom", '{"reason": "the disk caught fire"}', 60.0, "boom", "boom"),  # raises: the server's words
+], ids=["hangs", "raises"])
+async def test_a_tool_that_hangs_or_raises_is_an_error_the_model_reads(mcp_session, loopback, monkeypatch, name, arguments,
+                                                                        timeout, words, sent):
+    monkeypatch.setattr(McpTool, "timeout", timeout)
     session = await mcp_session(stdio_config("demo"))
-    finished, stored, call = await run_one_call(session, loopback, ANTHROPIC, "mcp__demo__slow", '{"seconds": 120}')
+    finished, stored, call = await run_one_call(session, loopback, ANTHROPIC, name, arguments)
     assert finished.outcome == "completed"
-    assert call.status is ToolCallStatus.ERROR and " 1 s" in call.result
-    assert "timed out" in sent_result(loopback, ANTHROPIC)
-    assert_valid_for_every_provider(stored)
-
-
-@pytest.mark.asyncio
-async def test_a_tool_that_raises_is_an_error_result_with_its_words(mcp_session, loopback):
-    session = await mcp_session(stdio_config("demo"))
-    finished, stored, call = await run_one_call(session, loopback, ANTHROPIC, "mcp__demo__boom", '{"reason": "the disk caught fire"}')
-    assert finished.outcome == "completed"
-    assert call.status is ToolCallStatus.ERROR and "boom" in call.result  # the server's words (FastMCP hides the exception's)
-    assert "boom" in sent_result(loopback, ANTHROPIC)
+    assert call.status is ToolCallStatus.ERROR and words in call.result, call.result
+    assert sent in sent_result(loopback, ANTHROPIC)
     assert_valid_for_every_provider(stored)
 
 
