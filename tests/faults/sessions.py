@@ -39,16 +39,23 @@ async def ready(manager: McpManager) -> McpManager:
     return manager
 
 
+def wire_runtime(loopback, wire: WireScript, deadline: float) -> Runtime:
+    """A runtime whose new conversations talk to `wire`, with every wire's key and endpoint on the loopback server
+    and `deadline` seconds for the first byte and between reads."""
+    keys = KeyLookup([EnvironmentKeys({w.key_env: f"fault-key-{w.provider}-0042" for w in WIRES if w.key_env})])
+    runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(provider=wire.provider, model=wire.model), keys)
+    runtime.settings = Settings(base_urls={w.provider: loopback.url + w.url_suffix for w in WIRES},
+                                first_byte_timeout=deadline, stream_idle_timeout=deadline)
+    return runtime
+
+
 @pytest.fixture
 def mcp_session(loopback, tmp_path):
     """A session talking to `wire` on the loopback server with the demo MCP server's tools."""
     made: list[tuple[ChatSession, McpManager]] = []
 
     async def make(config: McpServerConfig, wire: WireScript = ANTHROPIC) -> ChatSession:
-        keys = KeyLookup([EnvironmentKeys({w.key_env: f"fault-key-{w.provider}" for w in WIRES if w.key_env})])
-        runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(provider=wire.provider, model=wire.model), keys)
-        runtime.settings = Settings(base_urls={w.provider: loopback.url + w.url_suffix for w in WIRES},
-                                    first_byte_timeout=10, stream_idle_timeout=10)
+        runtime = wire_runtime(loopback, wire, 10.0)
         manager = await ready(McpManager.from_configs([config]))
         runtime.registry.add_provider(manager)
         session = ChatSession(runtime, Conversation(provider=wire.provider, model=wire.model), Store(tmp_path / "tools.sqlite3"))

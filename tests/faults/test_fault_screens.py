@@ -7,12 +7,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.models import MessageStatus, Role
-from desktop_copilot.core.paths import AppPaths
-from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
-from desktop_copilot.core.settings import Settings
+from tests.faults.sessions import wire_runtime
 from tests.support import faults
 from tests.support.faults import PIECES, WIRE_IDS, WIRES, WireScript
 
@@ -22,11 +18,7 @@ pytestmark = pytest.mark.parametrize("wire", WIRES, ids=WIRE_IDS)
 @pytest.fixture
 def fault_window(make_window, loopback):
     def make(wire: WireScript):
-        keys = KeyLookup([EnvironmentKeys({w.key_env: f"screen-key-{w.provider}" for w in WIRES if w.key_env})])
-        runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(provider=wire.provider, model=wire.model), keys)
-        runtime.settings = Settings(base_urls={w.provider: loopback.url + w.url_suffix for w in WIRES},
-                                    first_byte_timeout=1.0, stream_idle_timeout=1.0)
-        return make_window(runtime)
+        return make_window(wire_runtime(loopback, wire, 1.0))
 
     return make
 

@@ -7,14 +7,10 @@ from __future__ import annotations
 import pytest
 
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.config import AppConfig
 from desktop_copilot.core.history import CONTINUE_INSTRUCTION
 from desktop_copilot.core.models import Conversation, MessageStatus
-from desktop_copilot.core.paths import AppPaths
-from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
-from desktop_copilot.core.settings import Settings
 from desktop_copilot.core.storage.store import Store
+from tests.faults.sessions import wire_runtime
 from tests.support import faults
 from tests.support.faults import PIECES, WIDE, WIRE_IDS, WIRES, WireScript
 from tests.support.history_rules import assert_valid_for_every_provider
@@ -29,11 +25,7 @@ def make_session(loopback, tmp_path):
     made: list[ChatSession] = []
 
     def make(wire: WireScript) -> ChatSession:
-        keys = KeyLookup([EnvironmentKeys({w.key_env: f"fault-key-{w.provider}-0042" for w in WIRES if w.key_env})])
-        runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(provider=wire.provider, model=wire.model), keys)
-        runtime.settings = Settings(base_urls={w.provider: loopback.url + w.url_suffix for w in WIRES},
-                                    first_byte_timeout=DEADLINE, stream_idle_timeout=DEADLINE)
-        session = ChatSession(runtime, Conversation(provider=wire.provider, model=wire.model), Store(tmp_path / "faults.sqlite3"))
+        session = ChatSession(wire_runtime(loopback, wire, DEADLINE), Conversation(provider=wire.provider, model=wire.model), Store(tmp_path / "faults.sqlite3"))
         made.append(session)
         return session
 
