@@ -33,8 +33,8 @@ def seeded_window(home_prefix: str, seed: Callable[[Any], Any]):
     os.environ["DESKTOP_COPILOT_HOME"] = tempfile.mkdtemp(prefix=home_prefix)
     from desktop_copilot.app.gui import create_application
     from desktop_copilot.app.window_setup import create_event_loop, create_main_window
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.app_config import AppConfig
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.storage.store import Store
 

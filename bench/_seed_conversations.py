@@ -42,7 +42,7 @@ def seed(path: Path, count: int) -> str:
     returns the conversation's id."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from desktop_copilot.core.models import Conversation
+    from desktop_copilot.core.conversation.models import Conversation
     from desktop_copilot.core.storage.store import Store
 
     store = Store(path)

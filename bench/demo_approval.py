@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core import events as ev  # noqa: E402
-from desktop_copilot.core.accumulate import accumulate  # noqa: E402
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, TextBlock, ToolApproval, ToolCallBlock, ToolCallStatus  # noqa: E402
+from desktop_copilot.core.conversation import events as ev  # noqa: E402
+from desktop_copilot.core.conversation.accumulate import accumulate  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock, ToolApproval, ToolCallBlock, ToolCallStatus  # noqa: E402
 
 DIFF = """--- a/notes/plan.md
 +++ b/notes/plan.md

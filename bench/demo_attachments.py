@@ -18,8 +18,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt, QTimer  #
 from PySide6.QtGui import QColor, QFont, QImage, QPainter  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core.attachments import attachment_from_bytes  # noqa: E402
-from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.content.attachments import attachment_from_bytes  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, Role, TextBlock  # noqa: E402
 from tests.support.attachment_files import pdf  # noqa: E402
 
 QUESTION = "Does the chart match the figures in the report? Page 2 has the table."

@@ -21,7 +21,7 @@ from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core.models import (  # noqa: E402
+from desktop_copilot.core.conversation.models import (  # noqa: E402
     Conversation,
     Message,
     Role,
@@ -31,7 +31,7 @@ from desktop_copilot.core.models import (  # noqa: E402
     ToolCallStatus,
     Usage,
 )
-from desktop_copilot.i18n import install_translator  # noqa: E402
+from desktop_copilot.qt.i18n import install_translator  # noqa: E402
 
 QUESTION = "帮我查一下杭州明天的天气，适合去西湖骑车吗？"
 ANSWER = """明天杭州**多云转晴**，气温 18–26 °C，东北风 2–3 级，降水概率约 10%。

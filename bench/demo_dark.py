@@ -18,9 +18,9 @@ from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core import events as ev  # noqa: E402
-from desktop_copilot.core.accumulate import accumulate  # noqa: E402
-from desktop_copilot.core.models import (  # noqa: E402
+from desktop_copilot.core.conversation import events as ev  # noqa: E402
+from desktop_copilot.core.conversation.accumulate import accumulate  # noqa: E402
+from desktop_copilot.core.conversation.models import (  # noqa: E402
     Conversation,
     Message,
     MessageStatus,

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import QTimer  # noqa: E402
 
-from desktop_copilot.core.models import MessageStatus  # noqa: E402
+from desktop_copilot.core.conversation.models import MessageStatus  # noqa: E402
 from bench._demo_support import run_demo, seeded_window  # noqa: E402
 from tests.support.history_seed import seed_conversation  # noqa: E402
 

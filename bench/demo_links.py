@@ -19,7 +19,7 @@ from PySide6.QtGui import QCursor, QHelpEvent, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, Role, TextBlock  # noqa: E402
 
 QUESTION = "What's the weather in Hong Kong today? Any chart?"
 ANSWER = """Mostly **cloudy with a shower or two**, 24–28 °C ([forecast](https://www.hko.gov.hk/en/wxinfo/currwx/fnd.htm)).

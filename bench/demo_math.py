@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, Role, TextBlock  # noqa: E402
 
 QUESTION = "Explain the Gaussian integral, and how softmax turns scores into probabilities."
 ANSWER = r"""The **Gaussian integral** is the area under $e^{-x^2}$. Squaring it and switching to polar

@@ -68,7 +68,7 @@ def main() -> int:
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtTest import QTest
 
-    from desktop_copilot.core.settings import Settings, models_cache_now
+    from desktop_copilot.core.config.settings import Settings, models_cache_now
 
     window, loop, store, _ = seeded_window("dc-picker-demo-", lambda _store: None)
     window.controller.session.runtime.settings = Settings(  # the lists the settings dialog would have cached

@@ -19,7 +19,7 @@ from PySide6.QtGui import QGuiApplication, QMouseEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, Role, TextBlock  # noqa: E402
 from desktop_copilot.qt.transcript.parts.text_ranges import find_text, point_of  # noqa: E402
 
 QUESTION = "How do I read a large CSV file in Python without running out of memory?"

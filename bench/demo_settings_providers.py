@@ -50,7 +50,7 @@ def start_gnome_keyring(home: str) -> subprocess.Popen | None:
 
 
 def seed(home: Path, lm_studio_url: str) -> None:
-    from desktop_copilot.core.settings import CustomProvider, Settings, SettingsFile, models_cache_now
+    from desktop_copilot.core.config.settings import CustomProvider, Settings, SettingsFile, models_cache_now
 
     settings = Settings(
         disabled_providers={"groq", "xai"},
@@ -87,7 +87,7 @@ def shoot(out: Path, real_keyring: bool, scrolled: bool) -> int:
     from PySide6.QtWidgets import QApplication
 
     import qasync  # after PySide6, so that qasync binds to it
-    from desktop_copilot.core import keyring_store
+    from desktop_copilot.core.keys import keyring_store
     from desktop_copilot.core.bootstrap import build_runtime
     from desktop_copilot.qt.settings.dialog import SettingsDialog
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
-from desktop_copilot.core.models import Conversation, Message, TextBlock, Usage  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, TextBlock, Usage  # noqa: E402
 
 MODELS = [("anthropic", "claude-sonnet-4-6", 1.0), ("anthropic", "claude-haiku-4-5", 0.6), ("openai", "gpt-4.1-mini", 0.4),
           ("deepseek", "deepseek-chat", 0.5), ("ollama", "qwen3:8b", 0.3), ("custom-lab", "lab-model-x", 0.15)]

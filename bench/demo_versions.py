@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QPoint, QTimer  # noqa: E402
 from PySide6.QtWidgets import QMenu  # noqa: E402
 
-from desktop_copilot.core.models import Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.conversation.models import Message, Role, TextBlock  # noqa: E402
 from desktop_copilot.core.storage.versions import TailArchive  # noqa: E402
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
 from tests.support.history_seed import seed_conversation  # noqa: E402

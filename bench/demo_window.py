@@ -142,8 +142,8 @@ def main() -> int:
     })
     from desktop_copilot.app.gui import create_application
     from desktop_copilot.app.window_setup import create_event_loop, create_main_window, run_until_closed
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.app_config import AppConfig
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.storage.store import Store
 

@@ -384,7 +384,7 @@ def measure(args, url: str, tmp: Path) -> dict[str, list[dict]]:
     from _seed_conversations import seed
 
     os.environ["DESKTOP_COPILOT_HOME"] = str(long_home)  # AppPaths reads it: the database where the app looks
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.paths import AppPaths
 
     database = AppPaths.resolve().ensure().database
     del os.environ["DESKTOP_COPILOT_HOME"]

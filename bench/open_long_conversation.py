@@ -42,9 +42,9 @@ def child(mode: str, database: str, conversation_id: str) -> None:
 
     app = QApplication([sys.argv[0]])
     from desktop_copilot.app.window_setup import create_main_window
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.models import Conversation
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.app_config import AppConfig
+    from desktop_copilot.core.conversation.models import Conversation
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.storage.store import Store
 

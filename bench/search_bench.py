@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from desktop_copilot.core.models import Conversation, Message, Role, TextBlock  # noqa: E402
+from desktop_copilot.core.conversation.models import Conversation, Message, Role, TextBlock  # noqa: E402
 from desktop_copilot.core.storage.store import Store  # noqa: E402
 
 ENGLISH = ("the quick model answers every question about python asyncio tasks and event loops while the database "

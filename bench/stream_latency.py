@@ -156,9 +156,9 @@ def per_update_cost(app, window, size: int, steps: int, delta_bytes: int, sectio
     CPU for apply + flush + events until Qt painted, and for a forced full-viewport repaint; finally finish it."""
     from PySide6.QtCore import QPoint
 
-    from desktop_copilot.core import events as ev
-    from desktop_copilot.core.accumulate import accumulate
-    from desktop_copilot.core.models import Conversation, Message
+    from desktop_copilot.core.conversation import events as ev
+    from desktop_copilot.core.conversation.accumulate import accumulate
+    from desktop_copilot.core.conversation.models import Conversation, Message
 
     controller, viewport = window.controller, window.view.viewport()
     controller.set_conversation(Conversation())
@@ -348,7 +348,7 @@ class KeystrokeProbe:
 def live_stream(app, loop, window, args, sections: Sections, keys: KeystrokeProbe, store) -> dict:
     import asyncio
 
-    from desktop_copilot.core import events as ev
+    from desktop_copilot.core.conversation import events as ev
 
     controller = window.controller
     profiler = None
@@ -524,8 +524,8 @@ def run(args) -> None:
     instrument(sections, args.sync_writes)
     key_listeners = KeystrokeProbe.install()
     from desktop_copilot.app.window_setup import create_main_window
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.app_config import AppConfig
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.storage.store import Store
 

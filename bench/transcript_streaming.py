@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from desktop_copilot.core import events as ev  # noqa: E402
-from desktop_copilot.core.accumulate import accumulate  # noqa: E402
-from desktop_copilot.core.models import Message  # noqa: E402
+from desktop_copilot.core.conversation import events as ev  # noqa: E402
+from desktop_copilot.core.conversation.accumulate import accumulate  # noqa: E402
+from desktop_copilot.core.conversation.models import Message  # noqa: E402
 from desktop_copilot.qt.transcript.parts.documents import markdown_document  # noqa: E402
 from desktop_copilot.qt.common.theme import DEFAULT_THEME  # noqa: E402
 from desktop_copilot.qt.transcript.model import TranscriptModel  # noqa: E402

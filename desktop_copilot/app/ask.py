@@ -10,9 +10,9 @@ import signal
 import sys
 from typing import TextIO
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
-from desktop_copilot.core.models import Conversation, Message, ToolCallStatus
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.config.app_config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
+from desktop_copilot.core.conversation.models import Conversation, Message, ToolCallStatus
 from desktop_copilot.core.providers.catalog import PROVIDERS, UnknownProviderError, provider_spec
 
 EXIT_OK = 0
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _ask(args: argparse.Namespace) -> int:
     from desktop_copilot.app.ask_approval import choose_approver
-    from desktop_copilot.core.attachments import AttachmentError, read_attachment
+    from desktop_copilot.core.content.attachments import AttachmentError, read_attachment
     from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
     from desktop_copilot.core.chat import ChatSession
     from desktop_copilot.core.runtime import MissingKeyError

@@ -15,7 +15,7 @@ from desktop_copilot.core.approval.decisions import (
     allow_all,
     deny_without_terminal,
 )
-from desktop_copilot.core.blocking import DaemonWorker
+from desktop_copilot.core.keys.blocking import DaemonWorker
 
 ARGUMENT_CHARS = 4000
 PREVIEW_CHARS = 6000

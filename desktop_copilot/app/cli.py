@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         return _open_window(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
-    from desktop_copilot.core.logs import configure_logging, level_from, log_shutdown, log_startup
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.logs.logging_setup import configure_logging, level_from, log_shutdown, log_startup
+    from desktop_copilot.core.config.paths import AppPaths
 
     configure_logging(AppPaths.resolve(), level_from(args.debug))
     if args.command is None:  # options alone (`--`): the window, as with no arguments
@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _open_window(argv: list[str]) -> int:
     from desktop_copilot.app.gui import main as gui_main
-    from desktop_copilot.core.logs import configure_logging, level_from
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.logs.logging_setup import configure_logging, level_from
+    from desktop_copilot.core.config.paths import AppPaths
 
     configure_logging(AppPaths.resolve(), level_from(DEBUG_FLAG in argv))
     return gui_main([arg for arg in argv if arg != DEBUG_FLAG])

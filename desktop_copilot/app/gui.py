@@ -20,10 +20,10 @@ pyside_import_check.install()  # before the modules the window loads next: PySid
 
 from desktop_copilot import resources  # noqa: E402 - after the import check
 from desktop_copilot.app.single_instance import InstanceLock, show_first_instance  # noqa: E402
-from desktop_copilot.core.first_frame_settings import read_first_frame_settings  # noqa: E402
-from desktop_copilot.core.logs import configure_logging, current_log_file, log_shutdown, log_startup  # noqa: E402
-from desktop_copilot.core.paths import AppPaths  # noqa: E402
-from desktop_copilot.i18n import install_translator  # noqa: E402
+from desktop_copilot.core.config.first_frame_settings import read_first_frame_settings  # noqa: E402
+from desktop_copilot.core.logs.logging_setup import configure_logging, current_log_file, log_shutdown, log_startup  # noqa: E402
+from desktop_copilot.core.config.paths import AppPaths  # noqa: E402
+from desktop_copilot.qt.i18n import install_translator  # noqa: E402
 from desktop_copilot.qt.window.main_window import MainWindow  # noqa: E402
 
 log = logging.getLogger(__name__)

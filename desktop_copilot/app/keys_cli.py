@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from desktop_copilot.core.secrets import KNOWN_KEYS, KeySpec
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS, KeySpec
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -41,8 +41,8 @@ def _error(message: str) -> None:
 
 def _custom_names() -> list[str]:
     """Ids of the endpoints added in Settings that take a key (stored under their id)."""
-    from desktop_copilot.core.paths import AppPaths
-    from desktop_copilot.core.settings import SettingsFile
+    from desktop_copilot.core.config.paths import AppPaths
+    from desktop_copilot.core.config.settings import SettingsFile
 
     settings = SettingsFile(AppPaths.resolve().settings_file).load()
     return [c.id for c in settings.custom_providers if c.needs_key and c.id not in KNOWN_KEYS]
@@ -58,7 +58,7 @@ def _known_name(raw: str) -> str | None:
 
 
 def _store():
-    from desktop_copilot.core.keyring_store import KeyringKeys
+    from desktop_copilot.core.keys.keyring_store import KeyringKeys
 
     return KeyringKeys()
 
@@ -87,8 +87,8 @@ def _usable_keyring(raw_name: str, consequence: str):
 
 
 def run_set(args: argparse.Namespace) -> int:
-    from desktop_copilot.core.key_values import KeyValueError
-    from desktop_copilot.core.keyring_store import KeyStoreError
+    from desktop_copilot.core.keys.key_values import KeyValueError
+    from desktop_copilot.core.keys.keyring_store import KeyStoreError
 
     target = _usable_keyring(args.name, "Nothing was stored. Set the {env} environment variable instead, "
                                          "e.g. `export {env}=...` in your shell profile.")
@@ -123,7 +123,7 @@ def run_set(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from desktop_copilot.core.keyring_store import standard_lookup
+    from desktop_copilot.core.keys.keyring_store import standard_lookup
 
     store = _store()
     status = store.status()
@@ -145,7 +145,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_delete(args: argparse.Namespace) -> int:
-    from desktop_copilot.core.keyring_store import KeyStoreError
+    from desktop_copilot.core.keys.keyring_store import KeyStoreError
 
     target = _usable_keyring(args.name, "Nothing was deleted.")
     if target is None:

@@ -405,7 +405,7 @@ def _secret_lines(config: McpServerConfig) -> list[str]:
 
 def _shown(text: str) -> str:
     """Text bound for the terminal with every known secret and key-shaped token masked."""
-    from desktop_copilot.core.redaction import redact
+    from desktop_copilot.core.keys.redaction import redact
 
     return redact(text)
 

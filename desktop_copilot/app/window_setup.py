@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QApplication
 from desktop_copilot.app.single_instance import listen_for_second_launches
 from desktop_copilot.core.bootstrap import build_runtime, open_store
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.logs import install_crash_logging, unexpected_error_text
-from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.logs.logging_setup import install_crash_logging, unexpected_error_text
+from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.bridge.controller import ChatController

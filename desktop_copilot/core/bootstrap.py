@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from desktop_copilot.core.approval.grants import GrantStore
-from desktop_copilot.core.config import AppConfig, environment_overrides
-from desktop_copilot.core.keyring_store import KeyringKeys, standard_lookup
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig, environment_overrides
+from desktop_copilot.core.keys.keyring_store import KeyringKeys, standard_lookup
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import KNOWN_KEYS
-from desktop_copilot.core.settings import Settings, SettingsFile
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS
+from desktop_copilot.core.config.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.debug_pragmas import debug_pragmas
 from desktop_copilot.core.storage.store import Store
 

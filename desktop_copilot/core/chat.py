@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.approval.decisions import Approver
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
-from desktop_copilot.core.attachments import check_sendable
-from desktop_copilot.core.history import sendable_history
-from desktop_copilot.core.models import Conversation, Message, Role
+from desktop_copilot.core.content.attachments import check_sendable
+from desktop_copilot.core.conversation.history import sendable_history
+from desktop_copilot.core.conversation.models import Conversation, Message, Role
 from desktop_copilot.core.providers.attachment_limits import Attachment, limits_for
 from desktop_copilot.core.runtime import RunResources, Runtime
 from desktop_copilot.core.storage.recorder import StoreRecorder

@@ -6,7 +6,7 @@ import asyncio
 import importlib
 from dataclasses import dataclass, field
 
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.tavily import DEFAULT_TAVILY_BASE_URL
 
 FALLBACK_MODEL_IDS: tuple[str, ...] = (

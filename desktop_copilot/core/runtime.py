@@ -7,27 +7,27 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop_copilot.core.blocking import in_keyring_thread
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.keys.blocking import in_keyring_thread
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.providers.catalog import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider, default_deadlines
-from desktop_copilot.core.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.approval.decisions import Approver, deny_without_terminal
 from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.approval.hook import ApprovalHook
-from desktop_copilot.core.config import DEFAULT_TOOL_RESULT_LIMIT
+from desktop_copilot.core.config.app_config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
 from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
 
 if TYPE_CHECKING:
     import httpx
 
-    from desktop_copilot.core.keyring_store import KeyringKeys
+    from desktop_copilot.core.keys.keyring_store import KeyringKeys
     from desktop_copilot.core.mcp.config_file import McpConfigFile
     from desktop_copilot.core.mcp.manager import McpManager
-    from desktop_copilot.core.settings import Settings, SettingsFile
+    from desktop_copilot.core.config.settings import Settings, SettingsFile
 
 
 class MissingKeyError(Exception):

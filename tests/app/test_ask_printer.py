@@ -6,8 +6,8 @@ import asyncio
 import io
 
 from desktop_copilot.app.ask import FLUSH_DELAY, TerminalPrinter
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import ToolCallStatus
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import ToolCallStatus
 
 
 class Terminal:

@@ -19,7 +19,7 @@ FORBIDDEN_BEFORE_FIRST_FRAME = (
     "mcp", "mcp_types",
     # what the working window loads right after the frame
     "pydantic", "keyring", "sqlite3", "qasync",
-    "desktop_copilot.core.models", "desktop_copilot.core.storage", "desktop_copilot.core.runtime",
+    "desktop_copilot.core.conversation.models", "desktop_copilot.core.storage", "desktop_copilot.core.runtime",
     "desktop_copilot.qt.transcript", "desktop_copilot.qt.history",
 )
 

@@ -8,9 +8,9 @@ import pytest
 from keyring.backends import fail
 
 from desktop_copilot.app.cli import main
-from desktop_copilot.core import keyring_store
-from desktop_copilot.core.keyring_store import SERVICE
-from tests.core.test_keyring_store import MemoryKeyring, PlaintextKeyring, RefusingKeyring
+from desktop_copilot.core.keys import keyring_store
+from desktop_copilot.core.keys.keyring_store import SERVICE
+from tests.core.keys.test_keyring_store import MemoryKeyring, PlaintextKeyring, RefusingKeyring
 
 VALUE = "sk-ant-api03-cli-test-value-7c1d"
 
@@ -139,8 +139,8 @@ def test_keys_without_an_action_shows_help(capsys, monkeypatch, memory):
 
 
 def test_a_key_for_an_endpoint_added_in_settings(capsys, monkeypatch, memory):
-    from desktop_copilot.core.paths import AppPaths
-    from desktop_copilot.core.settings import CustomProvider, Settings, SettingsFile
+    from desktop_copilot.core.config.paths import AppPaths
+    from desktop_copilot.core.config.settings import CustomProvider, Settings, SettingsFile
 
     settings = Settings(custom_providers=[CustomProvider(id="lmstudio", label="LM Studio", base_url="http://127.0.0.1:1234/v1",
                                                          needs_key=True)])

@@ -14,7 +14,7 @@ import pytest
 from keyring.backends import fail
 
 from desktop_copilot.app.cli import main
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from tests.support.memory_keyring import MemoryKeyring, use_memory_keyring
 
 REPO = Path(__file__).resolve().parents[2]

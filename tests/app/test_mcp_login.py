@@ -11,7 +11,7 @@ import pytest
 from keyring.backends import fail
 
 from desktop_copilot.app.cli import main
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from desktop_copilot.core.mcp.oauth import client_entry, tokens_entry
 from tests.app.test_mcp_cli import DEMO, everything_written
 from tests.support.mcp_servers.oauth_server import FakeBrowser, OAuthDemoServer

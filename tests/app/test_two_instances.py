@@ -76,7 +76,7 @@ def test_a_second_launch_shows_the_first_window_and_a_killed_ones_lock_is_taken_
 WRITER = textwrap.dedent(
     """
     import json, sys
-    from desktop_copilot.core.models import Conversation, Message
+    from desktop_copilot.core.conversation.models import Conversation, Message
     from desktop_copilot.core.storage.store import Store
 
     path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])

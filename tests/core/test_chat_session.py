@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.history import CONTINUE_INSTRUCTION
-from desktop_copilot.core.models import Conversation, MessageStatus
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.history import CONTINUE_INSTRUCTION
+from desktop_copilot.core.conversation.models import Conversation, MessageStatus
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.storage.store import Store
 from tests.support.anthropic_rules import history_problems
 from tests.support.loopback import anthropic_sse, anthropic_text_reply, anthropic_tool_reply, sse_response

@@ -8,11 +8,11 @@ import pytest
 
 from desktop_copilot.core import runtime as runtime_module
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Conversation
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import Conversation
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.storage.store import Store
 from tests.support.loopback import anthropic_text_reply, sse_response
 

@@ -7,14 +7,14 @@ import pytest
 
 from desktop_copilot.core.approval.decisions import ApprovalAnswer, Decision
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.config import AppConfig
+from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.mcp.manager import McpManager, ServerState
 from desktop_copilot.core.mcp.server_config import McpServerConfig
-from desktop_copilot.core.models import Conversation
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.conversation.models import Conversation
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
-from desktop_copilot.core.settings import Settings
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
+from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.storage.store import Store
 from tests.support.faults import WIRES, WireScript
 

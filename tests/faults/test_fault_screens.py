@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core.models import MessageStatus, Role
+from desktop_copilot.core.conversation.models import MessageStatus, Role
 from tests.faults.sessions import wire_runtime
 from tests.support import faults
 from tests.support.faults import PIECES, WIRE_IDS, WIRES, WireScript

@@ -9,7 +9,7 @@ import pytest
 from desktop_copilot.core.mcp.manager import ServerState
 from desktop_copilot.core.mcp.server_config import McpServerConfig
 from desktop_copilot.core.mcp.tools import McpTool
-from desktop_copilot.core.models import ToolCallStatus
+from desktop_copilot.core.conversation.models import ToolCallStatus
 from tests.faults.sessions import ANTHROPIC
 from tests.faults.test_tool_faults import run_one_call
 from tests.support.history_rules import assert_valid_for_every_provider

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.history import CONTINUE_INSTRUCTION
-from desktop_copilot.core.models import Conversation, MessageStatus
+from desktop_copilot.core.conversation.history import CONTINUE_INSTRUCTION
+from desktop_copilot.core.conversation.models import Conversation, MessageStatus
 from desktop_copilot.core.storage.store import Store
 from tests.faults.sessions import wire_runtime
 from tests.support import faults

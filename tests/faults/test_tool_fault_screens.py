@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_copilot.core.mcp.tools import McpTool
-from desktop_copilot.core.models import MessageStatus, ToolCallStatus
+from desktop_copilot.core.conversation.models import MessageStatus, ToolCallStatus
 from tests.qt.window.test_tool_approval_window import replies, send
 from tests.support.loopback import anthropic_text_reply, anthropic_tool_reply, sse_response
 

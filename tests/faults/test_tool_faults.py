@@ -10,7 +10,7 @@ import pytest
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.mcp.server_config import McpServerConfig
 from desktop_copilot.core.mcp.tools import McpTool
-from desktop_copilot.core.models import Conversation, MessageStatus, ToolCallStatus
+from desktop_copilot.core.conversation.models import Conversation, MessageStatus, ToolCallStatus
 from tests.faults.sessions import ANTHROPIC
 from tests.support.faults import WIRE_IDS, WIRES, WireScript
 from tests.support.history_rules import assert_valid_for_every_provider

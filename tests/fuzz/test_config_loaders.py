@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from desktop_copilot.core.mcp.config_file import McpConfigFile
 from desktop_copilot.core.mcp.secret_store import KeyringSecrets, McpConfigError
-from desktop_copilot.core.settings import Settings, SettingsError, SettingsFile
+from desktop_copilot.core.config.settings import Settings, SettingsError, SettingsFile
 from tests.fuzz.support import fuzz_settings, json_values, mutate, ran, wire_garbage
 from tests.support.memory_keyring import MemoryKeyring
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.export import ExportFormatError, import_json, to_json
-from desktop_copilot.core.models import Conversation, Message, TextBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.storage.export import ExportFormatError, import_json, to_json
+from desktop_copilot.core.conversation.models import Conversation, Message, TextBlock, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.anthropic_wire import build_params
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.storage.store import Store

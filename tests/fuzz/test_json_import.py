@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from desktop_copilot.core.export import ExportFormatError, import_json, parse_json, to_json, to_markdown
-from desktop_copilot.core.models import (
+from desktop_copilot.core.storage.export import ExportFormatError, import_json, parse_json, to_json, to_markdown
+from desktop_copilot.core.conversation.models import (
     Conversation,
     Message,
     MessageStatus,

@@ -15,8 +15,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from desktop_copilot.core.citations import cited_sources
-from desktop_copilot.core.link_safety import is_allowed
+from desktop_copilot.core.content.citations import cited_sources
+from desktop_copilot.core.content.link_safety import is_allowed
 from desktop_copilot.core.transcript.chunking import MAX_CHARS, Chunker
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown, markdown_document

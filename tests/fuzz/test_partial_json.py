@@ -10,8 +10,8 @@ import math
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import ToolCallBlock
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import ToolCallBlock
 from desktop_copilot.core.providers.prompt_tools import CLOSE, OPEN, PromptToolParser
 from desktop_copilot.core.providers.wire_common import parse_arguments
 from tests.fuzz.support import any_text, cuts, fuzz_settings, json_values, pieces, ran

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.chat_completions_provider import ChatCompletionsProvider
 from desktop_copilot.core.providers.gemini_provider import GeminiProvider
 from desktop_copilot.core.providers.ollama_provider import OllamaProvider
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 from tests.fuzz.support import cuts, fuzz_settings, pieces, ran
 from tests.fuzz.wires import fold, reply_problems, summary
 from tests.support.loopback import CORPUS_DIR, LoopbackServer, ScriptedResponse, corpus_chunks

@@ -8,11 +8,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.export import to_markdown
-from desktop_copilot.core.history import sendable_history
-from desktop_copilot.core.models import (
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.storage.export import to_markdown
+from desktop_copilot.core.conversation.history import sendable_history
+from desktop_copilot.core.conversation.models import (
     Conversation,
     Message,
     MessageStatus,

@@ -27,7 +27,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog
 
 from desktop_copilot.app.window_setup import install_error_reporting
-from desktop_copilot.core.models import Role
+from desktop_copilot.core.conversation.models import Role
 from desktop_copilot.core.providers.catalog import PROVIDERS
 from tests.qt.conftest import make_window, qasync_loop, run_async  # noqa: F401 - fixtures are used by name
 from tests.support import gemini_support, ollama_support
@@ -341,7 +341,7 @@ def platform_profile() -> list[Path]:
     """The folders the profile would be in without DESKTOP_COPILOT_HOME: nothing may go there either."""
     import platformdirs
 
-    from desktop_copilot.core.paths import APP_NAME
+    from desktop_copilot.core.config.paths import APP_NAME
 
     dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
     return [Path(dirs.user_config_dir), Path(dirs.user_data_dir), Path(dirs.user_log_dir), Path(dirs.user_cache_dir)]
@@ -352,7 +352,7 @@ def platform_profile() -> list[Path]:
 
 def test_a_whole_session_leaves_no_secret_in_any_file_on_screen_or_in_a_repr(
         qtbot, session_window, endpoints, oauth_server, browser, keyring_entries, app_log, capsys, monkeypatch):  # noqa: F811
-    from desktop_copilot.core.keyring_store import KeyringKeys
+    from desktop_copilot.core.keys.keyring_store import KeyringKeys
     from desktop_copilot.core.mcp.oauth import client_entry, tokens_entry
 
     window, loopback = session_window, endpoints
@@ -450,7 +450,7 @@ def test_a_model_list_refused_with_the_key_echoed_shows_no_key(qtbot, make_windo
     """The model picker's Refresh, answered by a 401 that quotes the key (Anthropic's and OpenAI's wording): the problem
     shown under the provider names the refusal, not the key."""
     from desktop_copilot.core.bootstrap import build_runtime
-    from desktop_copilot.core.keyring_store import KeyringKeys
+    from desktop_copilot.core.keys.keyring_store import KeyringKeys
 
     loopback, keys = endpoints, fresh_keys()
     for name in ("anthropic", "openai"):
@@ -473,10 +473,10 @@ def test_a_model_list_refused_with_the_key_echoed_shows_no_key(qtbot, make_windo
 def test_the_error_raised_by_a_refused_model_list_holds_no_key(qtbot, qasync_loop, endpoints, provider_id):  # noqa: F811
     """Runtime.list_models answered by an error that echoes the key: neither str() nor repr() of what it raises
     (nor of its cause, context or arguments) holds the key."""
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.app_config import AppConfig
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
-    from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
+    from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 
     loopback, key = endpoints, fresh_keys()[provider_id]
     replies = {
@@ -529,7 +529,7 @@ async def test_an_ollama_key_echoed_by_a_401_is_masked(loopback):
     echoes it ends the reply masked, and the provider's repr shows only the hint."""
     from desktop_copilot.core.providers.base import ProviderRequest
     from desktop_copilot.core.providers.ollama_provider import OllamaProvider
-    from desktop_copilot.core.secrets import Secret
+    from desktop_copilot.core.keys.secrets import Secret
 
     key = f"ollama-{secrets.token_hex(20)}"
     loopback.enqueue("/api/chat", ollama_support.ollama_error(401, f"unauthorized: invalid key {key}"))

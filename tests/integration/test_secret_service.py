@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core.keyring_store import KeyringKeys
+from desktop_copilot.core.keys.keyring_store import KeyringKeys
 
 pytestmark = [
     pytest.mark.secret_service,

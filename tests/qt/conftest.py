@@ -15,8 +15,8 @@ import shiboken6
 from PySide6.QtWidgets import QApplication
 
 import qasync  # noqa: E402 - after PySide6, so qasync binds to it
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop_copilot.core.history import sendable_history
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.conversation.history import sendable_history
+from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.core.providers import anthropic_wire, chat_completions_wire, gemini_wire, ollama_wire
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from tests.support.anthropic_rules import history_problems

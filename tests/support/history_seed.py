@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role, TextBlock
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role, TextBlock
 from desktop_copilot.core.storage.store import Store
 
 DAY = 86_400.0
@@ -40,7 +40,7 @@ def seed_conversation(
 
 def seed_app_store(seed) -> dict:
     """Run `seed(store)` on the app's database (DESKTOP_COPILOT_HOME), then close it; returns what it returned."""
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.paths import AppPaths
 
     store = Store(AppPaths.resolve().ensure().database)
     try:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from desktop_copilot.core import logs
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.logs import logging_setup as logs
+from desktop_copilot.core.config.paths import AppPaths
 
 
 def remove_log_handler() -> None:

@@ -31,7 +31,7 @@ KeyringBackend._classes.discard(MemoryKeyring)
 
 def use_memory_keyring(monkeypatch, backend: KeyringBackend | None = None) -> KeyringBackend:
     """Every KeyringKeys() made during the test uses `backend` (a fresh MemoryKeyring by default)."""
-    from desktop_copilot.core import keyring_store
+    from desktop_copilot.core.keys import keyring_store
 
     backend = backend if backend is not None else MemoryKeyring()
     monkeypatch.setattr(keyring_store, "default_backend", lambda: backend)

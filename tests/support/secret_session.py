@@ -46,7 +46,7 @@ def keyring_entries(monkeypatch) -> Iterator[set[str]]:
     if SECRET_SERVICE:
         from keyring.errors import PasswordDeleteError
 
-        from desktop_copilot.core.keyring_store import SERVICE, default_backend
+        from desktop_copilot.core.keys.keyring_store import SERVICE, default_backend
 
         backend = default_backend()
         for entry in written:

@@ -79,7 +79,7 @@ def prepare_profile(conversations: int) -> None:
     from desktop_copilot.core.bootstrap import PERMISSIONS_FILE
     from desktop_copilot.core.mcp.config_file import mcp_json_path
     from desktop_copilot.core.mcp.server_config import McpServerConfig
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.paths import AppPaths
     from tests.support.history_seed import seed_app_store, seed_conversation
 
     paths = AppPaths.resolve().ensure()
@@ -124,8 +124,8 @@ def open_app() -> SoakApp:
     from desktop_copilot.app.window_setup import create_main_window, start_on_first_use
     from desktop_copilot.core.approval.grants import GrantStore
     from desktop_copilot.core.bootstrap import PERMISSIONS_FILE, open_store
-    from desktop_copilot.core.config import AppConfig
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.app_config import AppConfig
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.runtime import Runtime
 
     paths = AppPaths.resolve().ensure()
@@ -188,7 +188,7 @@ async def snapshot(app: SoakApp | None, exclude_pids: set[int]) -> Resources:
     from PySide6.QtCore import QObject
     from PySide6.QtWidgets import QApplication
 
-    from desktop_copilot.core.models import Message
+    from desktop_copilot.core.conversation.models import Message
     from desktop_copilot.qt.bridge.event_loop import pending_timers
 
     await settle(app)

@@ -9,8 +9,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import Message, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import Message, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.tools.base import Tool, ToolArgumentsError, ToolContext, ToolError, ToolResult, find_tool
 from desktop_copilot.core.tools.hooks import PendingCall, ToolHook
 

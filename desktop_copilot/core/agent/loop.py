@@ -12,12 +12,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.agent.execution import ToolExecutor
-from desktop_copilot.core.config import DEFAULT_MAX_TOKENS
-from desktop_copilot.core.history import is_refused, sendable_history
-from desktop_copilot.core.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS
+from desktop_copilot.core.conversation.history import is_refused, sendable_history
+from desktop_copilot.core.conversation.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
 from desktop_copilot.core.tools.base import Tool, ToolContext
 from desktop_copilot.core.tools.hooks import ToolHook

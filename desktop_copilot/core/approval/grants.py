@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from desktop_copilot.core.atomic_file import write_atomically
+from desktop_copilot.core.config.atomic_file import write_atomically
 
 log = logging.getLogger(__name__)
 

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
-from desktop_copilot.core.atomic_file import write_atomically
-from desktop_copilot.core.key_values import HTTP_HEADER_NAME
+from desktop_copilot.core.config.atomic_file import write_atomically
+from desktop_copilot.core.keys.key_values import HTTP_HEADER_NAME
 from desktop_copilot.core.mcp.secret_store import KeyringSecrets, McpConfigError, McpNameError, McpSecrets, SecretStoreError
 from desktop_copilot.core.mcp.server_config import SECRET_REF, SERVER_NAME, McpServerConfig, secret_entry, secret_ref
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 if TYPE_CHECKING:
 
-    from desktop_copilot.core.paths import AppPaths
+    from desktop_copilot.core.config.paths import AppPaths
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class McpConfigFile:
 
     @classmethod
     def for_app(cls, paths: AppPaths | None = None, secrets: McpSecrets | None = None) -> McpConfigFile:
-        from desktop_copilot.core.paths import AppPaths
+        from desktop_copilot.core.config.paths import AppPaths
 
         return cls(mcp_json_path(paths or AppPaths.resolve()), secrets)
 

@@ -14,7 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Self
 
 from desktop_copilot.core.mcp.server_config import McpServerConfig
-from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.keys.redaction import redact
 
 if TYPE_CHECKING:  # mcp_types and the SDK are imported on the MCP thread, at the first connect
     import mcp_types as types

@@ -18,8 +18,8 @@ from desktop_copilot.core.mcp.oauth import KeyringTokenStorage, LoopbackCallback
 from desktop_copilot.core.mcp.results import to_tool_result
 from desktop_copilot.core.mcp.server_config import SECRET_REF, McpServerConfig
 from desktop_copilot.core.mcp.tools import McpTool
-from desktop_copilot.core.redaction import redact
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.redaction import redact
+from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.base import Risk, Tool, ToolError, ToolProvider, ToolResult
 
 log = logging.getLogger(__name__)

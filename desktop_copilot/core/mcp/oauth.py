@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from desktop_copilot.core.mcp.connection import NeedsSignIn, SignInTimedOut
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 log = logging.getLogger(__name__)
 

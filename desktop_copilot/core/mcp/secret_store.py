@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
-    from desktop_copilot.core.keyring_backends import KeyringStatus
+    from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class KeyringSecrets:
     Values are taken as they are (a header such as "Bearer abc" has spaces; an API key may not)."""
 
     def __init__(self, backend: KeyringBackend | None = None) -> None:
-        from desktop_copilot.core.keyring_store import SERVICE
+        from desktop_copilot.core.keys.keyring_store import SERVICE
 
         self.service = SERVICE
         self._given = backend
@@ -86,8 +86,8 @@ class KeyringSecrets:
         raise SecretStoreError(f"the keyring did not delete the MCP secret {entry!r}: {failure}")
 
     def _open(self) -> tuple[KeyringBackend | None, KeyringStatus]:
-        from desktop_copilot.core import keyring_store
-        from desktop_copilot.core.keyring_backends import KeyringStatus, open_backend
+        from desktop_copilot.core.keys import keyring_store
+        from desktop_copilot.core.keys.keyring_backends import KeyringStatus, open_backend
 
         with self._lock:
             if self._opened is None:
@@ -114,6 +114,6 @@ class KeyringSecrets:
 
 
 def describe_keyring_error(exc: BaseException) -> str:
-    from desktop_copilot.core.keyring_backends import describe_error
+    from desktop_copilot.core.keys.keyring_backends import describe_error
 
     return describe_error(exc)

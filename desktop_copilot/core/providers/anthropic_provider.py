@@ -9,15 +9,15 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.busy_retry import call_retrying, open_retrying, sdk_retry_wait
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched
 from desktop_copilot.core.providers.request_log import RequestLog
-from desktop_copilot.core.redaction import redact_error_in_place
+from desktop_copilot.core.keys.redaction import redact_error_in_place
 from desktop_copilot.core.providers.stream_reader import SSEReader
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 log = logging.getLogger(__name__)
 

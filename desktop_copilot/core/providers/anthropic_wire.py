@@ -6,8 +6,8 @@ import hashlib
 import re
 from typing import Any
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import (
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import (
     DocumentBlock,
     ImageBlock,
     Message,
@@ -19,7 +19,7 @@ from desktop_copilot.core.models import (
     ToolCallBlock,
     Usage,
 )
-from desktop_copilot.core.history import written_by
+from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, result_images, tool_result_of

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from desktop_copilot.core.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock
+from desktop_copilot.core.conversation.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock
 from desktop_copilot.core.providers.catalog import PROVIDERS
 
 Attachment = ImageBlock | DocumentBlock | TextFileBlock

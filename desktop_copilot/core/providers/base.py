@@ -6,9 +6,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop_copilot.core.config import DEFAULT_MAX_TOKENS
-from desktop_copilot.core.events import Event
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.conversation.events import Event
+from desktop_copilot.core.conversation.models import Message
+
+DEFAULT_MAX_TOKENS = 32_000
+"""The output limit (`max_tokens`) of a request: every Claude 4 model accepts at least this much, and a
+long code answer fits. Older models get their own, lower maximum (config.app_config.MODEL_OUTPUT_CAPS)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,8 @@ PROVIDERS: dict[str, ProviderSpec] = {
     )
 }
 DEFAULT_PROVIDER = "anthropic"
+CACHE_APART_PROVIDERS = frozenset(spec.id for spec in PROVIDERS.values() if spec.wire == "anthropic")
+"""Providers whose input count leaves cache reads and writes out (a reply without a provider is Anthropic's)."""
 
 
 class UnknownProviderError(ValueError):

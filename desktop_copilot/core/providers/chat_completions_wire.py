@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.history import written_by
-from desktop_copilot.core.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, Usage
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.history import written_by
+from desktop_copilot.core.conversation.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, Usage
 from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, list_of, text_of
 from desktop_copilot.core.providers.base import ProviderRequest

@@ -54,7 +54,7 @@ class StreamTimeout(Exception):
                 "The partial reply was kept; Continue picks it up.")
 
     def as_error(self, provider: str, *, started: bool):  # -> events.Error (imported here: core.events is heavier)
-        from desktop_copilot.core.events import Error
+        from desktop_copilot.core.conversation.events import Error
 
         return Error(reason="interrupted" if started else "error", message=self.describe(provider, started=started))
 

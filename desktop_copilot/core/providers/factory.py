@@ -5,7 +5,7 @@ from __future__ import annotations
 from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.providers.catalog import ProviderSpec
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, LOCAL_DEADLINES, StreamDeadlines
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 
 def default_deadlines(spec: ProviderSpec) -> StreamDeadlines:

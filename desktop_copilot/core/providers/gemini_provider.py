@@ -16,13 +16,13 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.busy_retry import BUSY_STATUSES, busy_wait, retry_after, too_long_words
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched, open_within
 from desktop_copilot.core.providers.gemini_wire import PROVIDER_ID, GeminiEventMapper, build_body
 from desktop_copilot.core.providers.request_log import RequestLog
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
     import httpx

@@ -13,9 +13,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.history import written_by
-from desktop_copilot.core.models import Message, RawBlock, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.history import written_by
+from desktop_copilot.core.conversation.models import Message, RawBlock, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of

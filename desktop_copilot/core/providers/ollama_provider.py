@@ -13,14 +13,14 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.busy_retry import busy_wait, retry_after, too_long_words
 from desktop_copilot.core.providers.deadlines import LOCAL_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched, open_within
 from desktop_copilot.core.providers.ollama_wire import OllamaEventMapper, build_body
 from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.providers.stream_reader import LineReader
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
     import httpx

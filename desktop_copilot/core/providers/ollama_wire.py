@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.history import written_by
-from desktop_copilot.core.models import Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.history import written_by
+from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from desktop_copilot.core.providers.attachment_limits import limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.prompt_tools import (
@@ -20,7 +20,8 @@ from desktop_copilot.core.providers.prompt_tools import (
     tools_system_prompt,
 )
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
-from desktop_copilot.core.providers.wire_values import clean_json, clean_text, count_of, dict_of, list_of, text_of
+from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
+from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 

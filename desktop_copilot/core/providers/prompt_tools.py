@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import ToolCallBlock
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import ToolCallBlock
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
-from desktop_copilot.core.providers.wire_values import clean_json, clean_text
+from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 

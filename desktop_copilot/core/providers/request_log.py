@@ -7,7 +7,7 @@ import logging
 import time
 from typing import Any
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.providers.base import ProviderRequest
 
 log = logging.getLogger("desktop_copilot.requests")

@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from desktop_copilot.core.models import ToolCallBlock
+from desktop_copilot.core.conversation.models import ToolCallBlock
 
 UNFINISHED_TOOL_RESULT = "The tool call did not complete (the reply was interrupted or stopped)."
 EMPTY_TOOL_RESULT = "(the tool returned no output)"

@@ -1,36 +1,12 @@
 """Values read off a wire, made safe to keep. A field is taken only when it has the type the wire documents (a
-server that sends a list where a string belongs has that field ignored, not the reply broken); text and JSON are
-made storable and sendable: a lone surrogate (a `\\ud83d` escape cut from its pair) becomes U+FFFD and NaN or an
-infinity becomes null, which the JSON writers of SQLite rows and HTTP bodies would otherwise refuse."""
+server that sends a list where a string belongs has that field ignored, not the reply broken); text is made storable
+(conversation/clean_values.py)."""
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def clean_text(value: Any) -> Any:
-    """A string with each lone surrogate replaced by U+FFFD (a pair is joined into its character); anything else
-    as it is."""
-    if not isinstance(value, str) or value.isascii() or not _SURROGATE.search(value):
-        return value
-    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def clean_json(value: Any) -> Any:
-    """JSON with its text as `clean_text` and its NaN and infinities as None (a copy where anything changed)."""
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {clean_text(key): clean_json(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean_json(item) for item in value]
-    return value
+from desktop_copilot.core.conversation.clean_values import clean_text
 
 
 def text_of(value: Any) -> str:

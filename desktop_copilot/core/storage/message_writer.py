@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
-from desktop_copilot.core.models import Block, Conversation, Message, Usage, now
+from desktop_copilot.core.conversation.models import Block, Conversation, Message, Usage, now
 from desktop_copilot.core.storage.background_index import BackgroundIndexer
 from desktop_copilot.core.storage.keyed_worker import KeyedWorker, rollback
 from desktop_copilot.core.storage.search import searchable_text

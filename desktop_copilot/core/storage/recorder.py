@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import Conversation, Message
 from desktop_copilot.core.storage.store import Store
 
 WRITE_INTERVAL = 0.25

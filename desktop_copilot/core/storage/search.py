@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from desktop_copilot.core.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock, ThinkingBlock, ToolCallBlock
+from desktop_copilot.core.conversation.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock, ThinkingBlock, ToolCallBlock
 
 _CJK = (
     "\u3040-\u30ff"  # Hiragana, Katakana

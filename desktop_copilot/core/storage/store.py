@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
 from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.background_index import BackgroundIndexer
 from desktop_copilot.core.storage.health import StorageHealth, StorageUnavailableError, storage_problem

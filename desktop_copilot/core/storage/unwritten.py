@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.conversation.models import Conversation, Message
 from desktop_copilot.core.storage.message_writer import HeaderRow, MessageRow
 
 

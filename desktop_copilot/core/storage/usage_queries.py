@@ -7,8 +7,8 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date
 
-from desktop_copilot.core.models import Usage
-from desktop_copilot.core.pricing import CACHE_APART_PROVIDERS
+from desktop_copilot.core.conversation.models import Usage
+from desktop_copilot.core.providers.catalog import CACHE_APART_PROVIDERS
 
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
-from desktop_copilot.core.models import Message, new_id, now
+from desktop_copilot.core.conversation.models import Message, new_id, now
 from desktop_copilot.core.storage.store import Store
 
 _MESSAGES = TypeAdapter(list[Message])

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from desktop_copilot.core.providers.base import ToolSpec
-from desktop_copilot.core.secrets import KeyLookup, Secret
+from desktop_copilot.core.keys.secrets import KeyLookup, Secret
 from desktop_copilot.core.tools.risk import Risk
 
 if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up

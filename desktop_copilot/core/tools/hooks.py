@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_copilot.core.models import ToolApproval, ToolCallBlock
+from desktop_copilot.core.conversation.models import ToolApproval, ToolCallBlock
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from desktop_copilot.core.atomic_file import fsync_dir
+from desktop_copilot.core.config.atomic_file import fsync_dir
 from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext, ToolError
 
 MAX_LIST_ENTRIES = 500

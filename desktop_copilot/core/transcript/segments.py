@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from desktop_copilot.core.models import (
+from desktop_copilot.core.conversation.models import (
     Message,
     MessageStatus,
     RawBlock,

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication
 
-from desktop_copilot.core.blocking import in_keyring_thread
+from desktop_copilot.core.keys.blocking import in_keyring_thread
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

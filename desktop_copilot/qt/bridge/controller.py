@@ -12,12 +12,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
 from desktop_copilot.core.approval.decisions import USER_CHOICES, ApprovalAnswer, ApprovalRequest, Decision
-from desktop_copilot.core.attachments import AttachmentError
+from desktop_copilot.core.content.attachments import AttachmentError
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
-from desktop_copilot.core.models import Conversation, Role, Usage
+from desktop_copilot.core.conversation.models import Conversation, Role, Usage
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, limits_for
 from desktop_copilot.core.providers.catalog import UnknownProviderError
 from desktop_copilot.core.runtime import MissingKeyError

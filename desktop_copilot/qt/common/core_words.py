@@ -31,7 +31,7 @@ WORDS = (
     QT_TRANSLATE_NOOP("CoreWords", "Done"),
     QT_TRANSLATE_NOOP("CoreWords", "Error"),
     QT_TRANSLATE_NOOP("CoreWords", "Cancelled"),
-    # core/secrets.py KNOWN_KEYS labels
+    # core/keys/secrets.py KNOWN_KEYS labels
     QT_TRANSLATE_NOOP("CoreWords", "Anthropic API key"),
     QT_TRANSLATE_NOOP("CoreWords", "Tavily API key"),
     QT_TRANSLATE_NOOP("CoreWords", "OpenAI API key"),

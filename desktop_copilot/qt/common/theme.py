@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QColor
 
-from desktop_copilot.core.statuses import ToolCallStatus
+from desktop_copilot.core.conversation.statuses import ToolCallStatus
 from desktop_copilot.core.tools.risk import Risk
 
 if TYPE_CHECKING:  # QFont loads with the first font asked for, not before the window's first frame

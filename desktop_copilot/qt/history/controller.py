@@ -8,7 +8,7 @@ import logging
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 from PySide6.QtWidgets import QMainWindow
 
-from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.qt.history.conversation_list_model import ConversationListModel
 from desktop_copilot.qt.history.search_results import SearchRunner
 from desktop_copilot.qt.history.sidebar import Sidebar

@@ -8,7 +8,7 @@ from datetime import date, datetime
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
-from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.core.storage.store import Store
 
 ModelIndex = QModelIndex | QPersistentModelIndex

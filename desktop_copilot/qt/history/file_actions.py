@@ -12,8 +12,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QStanda
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
-from desktop_copilot.core.export import ExportFormatError, export_all, import_json, to_json, to_markdown
-from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.storage.export import ExportFormatError, export_all, import_json, to_json, to_markdown
+from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.qt.history.controller import HistoryController
 
 MARKDOWN_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "Markdown (*.md)")

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.assistants import (
+from desktop_copilot.core.config.assistants import (
     ALL_TOOLS,
     MAX_NAME_CHARS,
     MAX_THINKING_BUDGET,
@@ -30,7 +30,7 @@ from desktop_copilot.core.assistants import (
     AssistantError,
     AssistantLibrary,
 )
-from desktop_copilot.core.config import MIN_THINKING_BUDGET
+from desktop_copilot.core.config.app_config import MIN_THINKING_BUDGET
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.models_page import group, hint, label

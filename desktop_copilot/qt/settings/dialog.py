@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_copilot.core.bootstrap import apply_settings, effective_config
-from desktop_copilot.core.keyring_store import KeyStoreError
+from desktop_copilot.core.keys.keyring_store import KeyStoreError
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import Settings, SettingsError, models_cache_now
+from desktop_copilot.core.config.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme_switch import current_theme

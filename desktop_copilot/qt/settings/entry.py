@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from desktop_copilot.core.bootstrap import keyring_warning, make_editable, start_mcp
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import KNOWN_KEYS
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFormLayout, QHBoxLayout, QLayout, QPushButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.key_values import HTTP_HEADER_NAME
+from desktop_copilot.core.keys.key_values import HTTP_HEADER_NAME
 from desktop_copilot.qt.common.plain_label import PlainLabel
 
 LABEL_WIDTH = 110

@@ -11,12 +11,12 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop_copilot.core.key_check import KeyCheck, check_key
-from desktop_copilot.core.key_values import KeyValueError, clean_key_value
-from desktop_copilot.core.keyring_backends import KeyringStatus
-from desktop_copilot.core.keyring_store import KeyringKeys, KeyStoreError
+from desktop_copilot.core.keys.key_values import KeyValueError, clean_key_value
+from desktop_copilot.core.keys.keyring_backends import KeyringStatus
+from desktop_copilot.core.keys.keyring_store import KeyringKeys, KeyStoreError
 from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import KNOWN_KEYS
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.settings.key_field import KeyField

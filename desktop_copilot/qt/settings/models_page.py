@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.config import DEFAULT_MODEL, MAX_TOKENS_ENV, parse_max_tokens
+from desktop_copilot.core.config.app_config import DEFAULT_MODEL, MAX_TOKENS_ENV, parse_max_tokens
 from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS, ModelListError, list_model_ids
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import ModelsCache, Settings
+from desktop_copilot.core.config.settings import ModelsCache, Settings
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme_switch import theme_switch

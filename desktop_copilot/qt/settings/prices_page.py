@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.pricing import PRICES_TAKEN, SHIPPED_PRICES, ModelPrice, Rates
-from desktop_copilot.core.settings import Settings
+from desktop_copilot.core.usage.pricing import PRICES_TAKEN, SHIPPED_PRICES, ModelPrice, Rates
+from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.qt.common.plain_label import PlainLabel
 
 PRICE_FIELDS = ("input", "output", "cache_read", "cache_write")

@@ -14,12 +14,12 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.bootstrap import effective_config
-from desktop_copilot.core.key_values import KeyValueError, clean_key_value
+from desktop_copilot.core.keys.key_values import KeyValueError, clean_key_value
 from desktop_copilot.core.providers.catalog import DEFAULT_PROVIDER, PROVIDERS, custom_spec
-from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.keys.redaction import redact
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
-from desktop_copilot.core.secrets import KNOWN_KEYS, FoundKey, KeyLookup
-from desktop_copilot.core.settings import CustomProvider, Settings
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS, FoundKey, KeyLookup
+from desktop_copilot.core.config.settings import CustomProvider, Settings
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.keys_page import KeyActions, cancel_when_destroyed

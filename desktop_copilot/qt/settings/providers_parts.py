@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_copilot.core.providers.catalog import ProviderSpec
-from desktop_copilot.core.redaction import redact
-from desktop_copilot.core.secrets import KNOWN_KEYS, KeySpec
-from desktop_copilot.core.settings import CustomProvider, ModelsCache, Settings
+from desktop_copilot.core.keys.redaction import redact
+from desktop_copilot.core.keys.secrets import KNOWN_KEYS, KeySpec
+from desktop_copilot.core.config.settings import CustomProvider, ModelsCache, Settings
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog, parse_header_lines
 from desktop_copilot.qt.settings.key_field import KeyField

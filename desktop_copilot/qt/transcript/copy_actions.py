@@ -8,7 +8,7 @@ import json
 from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
 
-from desktop_copilot.core.models import Message, Role, TextBlock, ToolCallBlock
+from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ToolCallBlock
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.transcript.parts.approval import arguments_to_run
 from desktop_copilot.qt.transcript.parts.documents import markdown_document

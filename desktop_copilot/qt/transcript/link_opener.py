@@ -9,7 +9,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QCoreApplication, Qt, QUrl
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop_copilot.core.link_safety import ALLOWED_SCHEMES, is_allowed, needs_confirmation, url_host, visible_form
+from desktop_copilot.core.content.link_safety import ALLOWED_SCHEMES, is_allowed, needs_confirmation, url_host, visible_form
 
 SHOWN_CHARS = 600
 """A target longer than this is shown elided in the middle (in full under "Show Details…")."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QFontMetrics
 
-from desktop_copilot.core.models import Message, ToolCallStatus
+from desktop_copilot.core.conversation.models import Message, ToolCallStatus
 from desktop_copilot.qt.transcript.parts.base import Hotspot, PaintEnv, Part, PartPainter
 from desktop_copilot.core.transcript.segments import NEW_BLOCK, NEW_MESSAGE, Segment
 from desktop_copilot.qt.transcript.parts.text import (

@@ -6,7 +6,7 @@ from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt
 from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QStyleOptionViewItem
 
-from desktop_copilot.core.transcript.row_geometry import RowGeometry
+from desktop_copilot.qt.transcript.row_geometry import RowGeometry
 from desktop_copilot.qt.transcript.delegate import TranscriptDelegate
 from desktop_copilot.qt.transcript.model import TranscriptModel
 

@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.pricing import PRICES_TAKEN, PriceSource, PriceTable, price_table
+from desktop_copilot.core.usage.pricing import PRICES_TAKEN, PriceSource, PriceTable, price_table
 from desktop_copilot.core.providers.catalog import PROVIDERS
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.usage_queries import UsageRow, usage_rows
-from desktop_copilot.core.usage import ModelUsage, Period, UsageTotals, per_day, per_model, rows_in, rows_totals
+from desktop_copilot.core.usage.totals import ModelUsage, Period, UsageTotals, per_day, per_model, rows_in, rows_totals
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.common.theme_switch import themed_style_sheet

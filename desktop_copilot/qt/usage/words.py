@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from desktop_copilot.core.usage import UsageTotals
+from desktop_copilot.core.usage.totals import UsageTotals
 
 
 def format_tokens(count: int) -> str:

@@ -10,8 +10,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, QObject, Q
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.attachments import AttachmentError, attachment_from_bytes, read_attachment
-from desktop_copilot.core.models import ImageBlock
+from desktop_copilot.core.content.attachments import AttachmentError, attachment_from_bytes, read_attachment
+from desktop_copilot.core.conversation.models import ImageBlock
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, human_size, problem
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme

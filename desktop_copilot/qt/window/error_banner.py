@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
 
-from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.keys.redaction import redact
 from desktop_copilot.qt.common.plain_label import PlainLabel
 
 

@@ -21,9 +21,9 @@ from desktop_copilot.qt.window.startup_frame import StartupFrame, first_frame_th
 from desktop_copilot.qt.window.styles import window_style_sheet
 
 if TYPE_CHECKING:  # the window's parts load in attach(), after the first frame (app/gui.py)
-    from desktop_copilot.core.first_frame_settings import FirstFrameSettings
+    from desktop_copilot.core.config.first_frame_settings import FirstFrameSettings
     from desktop_copilot.core.runtime import Runtime
-    from desktop_copilot.core.settings import Settings
+    from desktop_copilot.core.config.settings import Settings
     from desktop_copilot.qt.bridge.controller import ChatController
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
@@ -53,7 +53,7 @@ def show_in_file_manager(folder: Path) -> bool:
 
 def stored_settings(runtime: Runtime) -> Settings:
     """The settings the window state is read from: the runtime's, or settings.json for a runtime built without them."""
-    from desktop_copilot.core.settings import SettingsFile
+    from desktop_copilot.core.config.settings import SettingsFile
 
     if runtime.settings is not None:
         return runtime.settings
@@ -257,7 +257,7 @@ class MainWindow(QMainWindow):
 
     def save_window_state(self) -> bool:
         """Writes the window state to settings.json (the other settings as they are); False when it could not be saved."""
-        from desktop_copilot.core.settings import Settings, SettingsError, SettingsFile
+        from desktop_copilot.core.config.settings import Settings, SettingsError, SettingsFile
 
         runtime = self.controller.session.runtime
         settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)

@@ -11,10 +11,10 @@ from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
 from desktop_copilot.core.bootstrap import apply_settings
-from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.keys.redaction import redact
 from desktop_copilot.core.runtime import MissingKeyError
-from desktop_copilot.core.secrets import KeyLookup
-from desktop_copilot.core.settings import SettingsError, models_cache_now
+from desktop_copilot.core.keys.secrets import KeyLookup
+from desktop_copilot.core.config.settings import SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel

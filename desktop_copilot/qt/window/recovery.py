@@ -8,8 +8,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.config import model_output_cap
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role
+from desktop_copilot.core.config.app_config import model_output_cap
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme

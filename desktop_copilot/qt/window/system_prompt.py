@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.assistants import MAX_SYSTEM_CHARS, Assistant, AssistantLibrary
+from desktop_copilot.core.config.assistants import MAX_SYSTEM_CHARS, Assistant, AssistantLibrary
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.qt.common.plain_label import PlainLabel
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.models import Message
-from desktop_copilot.core.pricing import PRICES_TAKEN, PriceSource, PriceTable, TokenCounts, billed_counts, cost_of, price_table
+from desktop_copilot.core.conversation.models import Message
+from desktop_copilot.core.usage.pricing import PRICES_TAKEN, PriceSource, PriceTable, TokenCounts, billed_counts, cost_of, price_table
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.usage_queries import usage_rows
-from desktop_copilot.core.usage import UsageTotals, conversation_totals, rows_totals
+from desktop_copilot.core.usage.totals import UsageTotals, conversation_totals, rows_totals
 from desktop_copilot.qt.usage.words import cost_text, format_tokens, free_or_unknown
 
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QFontMetrics, QMouseEvent, QPainter
 from PySide6.QtWidgets import QMenu
 
 from desktop_copilot.core.chat import NothingToDoError
-from desktop_copilot.core.models import Role
+from desktop_copilot.core.conversation.models import Role
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.model import TranscriptModel

@@ -10,12 +10,12 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
-from desktop_copilot.core.models import Message, MessageStatus, ToolCallStatus
+from desktop_copilot.core.conversation.models import Message, MessageStatus, ToolCallStatus
 from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
 from desktop_copilot.core.providers.anthropic_wire import build_messages
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.base import PydanticTool, ToolContext
 from desktop_copilot.core.tools.tavily import TavilySearch
 from tests.support.loopback import (

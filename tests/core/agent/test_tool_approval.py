@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
 from desktop_copilot.core.approval.decisions import (
     ApprovalAnswer,
@@ -22,9 +22,9 @@ from desktop_copilot.core.approval.decisions import (
 )
 from desktop_copilot.core.approval.grants import ALWAYS, CONVERSATION, Grant, GrantStore
 from desktop_copilot.core.approval.hook import ApprovalHook
-from desktop_copilot.core.models import Message, ToolCallStatus
+from desktop_copilot.core.conversation.models import Message, ToolCallStatus
 from desktop_copilot.core.providers.anthropic_provider import AnthropicProvider
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext, ToolResult, ToolSource
 from desktop_copilot.core.tools.hooks import ENTRY_POINT_GROUP, LoggingHook, PendingCall, ResultCapHook, ToolHook, plugin_hooks
@@ -312,7 +312,7 @@ async def test_the_model_gets_a_capped_result_and_the_card_keeps_the_whole(loopb
     sent = tool_results(loopback, 1)[0]["content"]
     assert len(sent) < 10_200 and "Result cut" in sent and sent.startswith("line 000000")
     store = Store.open_checked(tmp_path / "db.sqlite3")[0]  # the database keeps the whole too
-    from desktop_copilot.core.models import Conversation
+    from desktop_copilot.core.conversation.models import Conversation
 
     conversation = Conversation(id="c1", messages=history)
     store.save_conversation(conversation)

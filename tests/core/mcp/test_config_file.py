@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from keyring.backends import fail
 
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from desktop_copilot.core.mcp.config_file import (
     KeyringSecrets,
     McpConfigError,

@@ -11,9 +11,9 @@ import pytest
 from mcp.client.auth import OAuthFlowError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from desktop_copilot.core.mcp.oauth import LoopbackCallback, keyring_token_storage, oauth_provider, registered_port
-from desktop_copilot.core.redaction import redact
+from desktop_copilot.core.keys.redaction import redact
 from tests.support.memory_keyring import use_memory_keyring
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from desktop_copilot.core.mcp.config_file import KeyringSecrets, McpConfigFile
 from desktop_copilot.core.mcp.manager import McpManager, ServerState
 from desktop_copilot.core.mcp.oauth import EXPIRES_AT, client_entry, keyring_token_storage, tokens_entry

@@ -8,7 +8,7 @@ import re
 import sqlite3
 import threading
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, TextBlock
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock
 from desktop_copilot.core.storage import background_index, search
 from desktop_copilot.core.storage.background_index import segment_in_slices
 from desktop_copilot.core.storage.search import segment

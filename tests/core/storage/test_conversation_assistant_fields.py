@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from desktop_copilot.core.export import parse_json, to_json
-from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.storage.export import parse_json, to_json
+from desktop_copilot.core.conversation.models import Conversation, Message
 from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.store import SCHEMA_VERSION, Store
 

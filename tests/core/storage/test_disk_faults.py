@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.bootstrap import open_store
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, TextBlock
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.storage.debug_pragmas import PRAGMAS_ENV, debug_pragmas
 from desktop_copilot.core.storage.health import StorageUnavailableError, storage_problem
 from desktop_copilot.core.storage.recorder import StoreRecorder

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role, TextBlock, Usage
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role, TextBlock, Usage
 from desktop_copilot.core.storage.store import MessageSummary, Store
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, TextBlock
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock
 from desktop_copilot.core.storage import message_writer
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import TailArchive

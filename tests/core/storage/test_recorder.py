@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.models import Conversation, Message
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.conversation.models import Conversation, Message
 from desktop_copilot.core.storage.recorder import WRITE_INTERVAL, StoreRecorder
 from desktop_copilot.core.storage.store import Store
 

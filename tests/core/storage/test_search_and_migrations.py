@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.search import MARK_END, MARK_START, fts_query, segment, unsegment
 from desktop_copilot.core.storage.store import SCHEMA_VERSION, Store
@@ -203,7 +203,7 @@ def test_a_healthy_database_opens_without_a_problem(tmp_path):
 
 
 def test_attached_files_are_found_by_name_and_a_text_file_by_its_contents(tmp_path):
-    from desktop_copilot.core.models import Conversation, DocumentBlock, TextFileBlock
+    from desktop_copilot.core.conversation.models import Conversation, DocumentBlock, TextFileBlock
 
     store = Store(tmp_path / "db.sqlite3")
     conversation = Conversation(title="Quarterly review")

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from desktop_copilot.core.models import (
+from desktop_copilot.core.conversation.models import (
     Conversation,
     Message,
     MessageStatus,

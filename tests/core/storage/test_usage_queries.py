@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Usage
-from desktop_copilot.core.pricing import DEFAULT_TABLE
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Usage
+from desktop_copilot.core.usage.pricing import DEFAULT_TABLE
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.usage_queries import UsageRow, usage_rows
 from desktop_copilot.core.storage.versions import TailArchive
-from desktop_copilot.core.usage import conversation_totals, rows_totals
+from desktop_copilot.core.usage.totals import conversation_totals, rows_totals
 
 BANDS = DEFAULT_TABLE.prompt_bands
 NOON = datetime(2026, 3, 10, 12, 0)

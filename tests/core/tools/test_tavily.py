@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup, Secret
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup, Secret
 from desktop_copilot.core.tools.base import ToolContext, ToolError, find_tool
 from desktop_copilot.core.tools.builtin import builtin_registry
 from desktop_copilot.core.tools.tavily import TavilySearch, TavilySearchArgs, format_results

@@ -9,10 +9,10 @@ import secrets
 import httpx
 import pytest
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.agent.execution import ToolExecutor
-from desktop_copilot.core.models import Message, ToolCallBlock, ToolCallStatus
-from desktop_copilot.core.secrets import Secret
+from desktop_copilot.core.conversation.models import Message, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.base import ToolContext
 from desktop_copilot.core.tools.tavily import TavilySearch
 from tests.support.log_support import logging_to_profile, read_log

@@ -13,7 +13,7 @@ import pytest_asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.tools.base import Risk, Tool, ToolContext, ToolError, ToolRegistry
 from desktop_copilot.core.tools.workspace import (
     MAX_CHANGED_FILE_BYTES,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
-from desktop_copilot.core.models import Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock
+from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock
 from desktop_copilot.core.transcript.chunking import MAX_CHARS, MAX_LINES, TARGET_CHARS, Chunker, Piece
-from desktop_copilot.core.transcript.row_geometry import RowGeometry
+from desktop_copilot.qt.transcript.row_geometry import RowGeometry
 from desktop_copilot.core.transcript.segments import MessageSegmenter, Segment, diff_rows
 
 PARAGRAPH = "Some **Markdown** prose that goes on for a while, with `code` and a [link](https://example.com).\n\n"
@@ -136,7 +136,7 @@ def test_row_geometry_keeps_tops_in_step():
 
 
 def test_a_block_that_only_carries_a_signature_for_its_provider_gets_no_row():
-    from desktop_copilot.core.models import RawBlock
+    from desktop_copilot.core.conversation.models import RawBlock
 
     reply = Message.assistant("gemini-3-pro", "gemini")
     reply.blocks = [TextBlock(text="Hello."), RawBlock(data={"type": "gemini_thought_signature", "thoughtSignature": "Cg", "signs": "text"}),

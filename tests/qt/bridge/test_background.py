@@ -37,7 +37,7 @@ def test_a_stuck_keyring_call_does_not_keep_the_app_alive():
 
 
 def test_window_and_core_calls_share_the_keyring_thread_in_order(qtbot, qasync_loop):
-    from desktop_copilot.core.blocking import in_keyring_thread
+    from desktop_copilot.core.keys.blocking import in_keyring_thread
     from desktop_copilot.qt.bridge.background import off_gui_thread
     from tests.qt.conftest import run_async
 

@@ -8,9 +8,9 @@ import sys
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop_copilot.core import events as ev
+from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
-from desktop_copilot.core.models import Conversation, Message, MessageStatus
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.core.tools.base import ToolContext
 from desktop_copilot.qt.bridge.controller import ChatController

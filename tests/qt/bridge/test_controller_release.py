@@ -10,9 +10,9 @@ import weakref
 from PySide6.QtCore import QCoreApplication, QEvent
 
 from desktop_copilot.app.window_setup import create_main_window
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Message
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import Message
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from tests.qt.conftest import run_async

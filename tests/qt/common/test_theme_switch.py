@@ -14,8 +14,8 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop_copilot.core.bootstrap import build_runtime
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
-from desktop_copilot.core.settings import Settings
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.theme import DARK_THEME, DEFAULT_THEME, LIGHT_THEME, THEMES, Theme, color_names

@@ -8,7 +8,7 @@ import json
 import pytest
 from PySide6.QtWidgets import QFileDialog
 
-from desktop_copilot.core.export import to_json
+from desktop_copilot.core.storage.export import to_json
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.history.file_actions import file_menu, safe_file_name
 from tests.support.history_seed import seed_app_store, seed_conversation

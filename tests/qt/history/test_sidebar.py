@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMessageBox
 
-from desktop_copilot.core.models import Conversation
+from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.history.conversation_list_model import ConversationListModel, section_of, time_text
 from tests.support.history_seed import DAY, seed_app_store, seed_conversation

@@ -8,9 +8,9 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core.assistants import ALL_TOOLS, Assistant, AssistantLibrary
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.assistants import ALL_TOOLS, Assistant, AssistantLibrary
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.qt.settings.assistants_page import TOOL_NAME_ROLE, AssistantsPage
 

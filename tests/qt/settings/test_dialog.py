@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from desktop_copilot.core import keyring_store
+from desktop_copilot.core.keys import keyring_store
 from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from desktop_copilot.qt.settings.dialog import SettingsDialog
 from desktop_copilot.qt.settings.entry import open_dialog_of, show_startup_notices
 from tests.qt.conftest import run_async

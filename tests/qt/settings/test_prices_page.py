@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from desktop_copilot.core.models import Message, Usage
-from desktop_copilot.core.pricing import PRICES_TAKEN, SHIPPED_PRICES, ModelPrice, cost_of, price_table
-from desktop_copilot.core.settings import Settings, SettingsFile
+from desktop_copilot.core.conversation.models import Message, Usage
+from desktop_copilot.core.usage.pricing import PRICES_TAKEN, SHIPPED_PRICES, ModelPrice, cost_of, price_table
+from desktop_copilot.core.config.settings import Settings, SettingsFile
 from desktop_copilot.qt.settings.prices_page import PricesPage, parse_price, price_text
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core.keyring_store import SERVICE
+from desktop_copilot.core.keys.keyring_store import SERVICE
 from tests.support.chat_completions_support import CHAT, MODELS, chat_reply, chat_response, openai_error
 from tests.support.loopback import json_response
 from tests.support.memory_keyring import MemoryKeyring, use_memory_keyring
@@ -226,7 +226,7 @@ def test_an_endpoint_is_added_with_its_key_in_the_keyring_and_removed_with_it(qt
 
 def test_a_removed_endpoint_stays_when_the_dialog_is_cancelled(qtbot, app_window, keyring_backend):
     from desktop_copilot.core.bootstrap import apply_settings
-    from desktop_copilot.core.settings import CustomProvider
+    from desktop_copilot.core.config.settings import CustomProvider
 
     window = app_window()
     runtime = window.controller.session.runtime

@@ -10,9 +10,9 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from desktop_copilot.core.config import DEFAULT_TOOL_RESULT_LIMIT
+from desktop_copilot.core.config.app_config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.mcp.tools import McpTool
-from desktop_copilot.core.settings import Settings
+from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.tools.tavily import TavilySearch
 from desktop_copilot.core.tools.workspace import ReadFile, WriteFile
 from desktop_copilot.qt.settings.tools_page import NO_WORKSPACE, ToolsPage

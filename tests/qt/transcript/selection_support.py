@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from desktop_copilot.core.models import Message, MessageStatus, TextBlock
+from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock
 from desktop_copilot.qt.transcript.parts.text_ranges import find_text, point_of
 
 

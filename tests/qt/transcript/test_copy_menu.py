@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QPoint, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
-from desktop_copilot.core.models import Message, MessageStatus, TextBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock, ToolCallBlock, ToolCallStatus
 from desktop_copilot.qt.transcript.copy_actions import MARKDOWN_MIME
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from tests.qt.transcript.selection_support import drag, spot

@@ -9,9 +9,9 @@ import re
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.models import (
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.conversation.models import (
     Message,
     MessageStatus,
     RawBlock,

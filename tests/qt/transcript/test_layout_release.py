@@ -7,9 +7,9 @@ from __future__ import annotations
 import gc
 import weakref
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from tests.qt.transcript.transcript_support import show_view
 

@@ -3,7 +3,7 @@ its last messages until a send loads the whole history, and the reply is stored 
 
 from __future__ import annotations
 
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role, TextBlock
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role, TextBlock
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.transcript.model import TAIL_MESSAGES
 from tests.support.history_seed import seed_app_store

@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolTip
 
-from desktop_copilot.core.models import Message, MessageStatus, TextBlock
+from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock
 from desktop_copilot.qt.transcript.link_opener import LinkOpener, confirm_with_dialog, tooltip_html
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from tests.qt.transcript.parts.document_probe import anchors, flat

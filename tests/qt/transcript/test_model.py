@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Role, TextBlock, ThinkingBlock
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role, TextBlock, ThinkingBlock
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.transcript.chunking import TARGET_CHARS
 from desktop_copilot.qt.transcript.model import TranscriptModel

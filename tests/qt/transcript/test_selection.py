@@ -10,9 +10,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.models import Message, MessageStatus
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.conversation.models import Message, MessageStatus
 from desktop_copilot.qt.transcript.link_opener import LinkOpener
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from tests.qt.transcript.selection_support import copy_keys, drag, reply, spot

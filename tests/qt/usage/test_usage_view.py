@@ -9,12 +9,12 @@ import pytest
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Usage
-from desktop_copilot.core.paths import AppPaths
-from desktop_copilot.core.pricing import ModelPrice
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Usage
+from desktop_copilot.core.config.paths import AppPaths
+from desktop_copilot.core.usage.pricing import ModelPrice
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import CustomProvider, Settings
+from desktop_copilot.core.config.settings import CustomProvider, Settings
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.usage.chart import ChartBar, DailyChart, theme_colour

@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 
-from desktop_copilot.core.assistants import Assistant, AssistantLibrary
-from desktop_copilot.core.models import Role
+from desktop_copilot.core.config.assistants import Assistant, AssistantLibrary
+from desktop_copilot.core.conversation.models import Role
 from desktop_copilot.qt.window.system_prompt import new_chat_menu
 from tests.support.loopback import anthropic_text_reply, sse_response
 

@@ -11,14 +11,14 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QListView
 
-from desktop_copilot.core.attachments import attachment_from_bytes
+from desktop_copilot.core.content.attachments import attachment_from_bytes
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Conversation, DocumentBlock, ImageBlock, Message, TextFileBlock
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import Conversation, DocumentBlock, ImageBlock, Message, TextFileBlock
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.providers.attachment_limits import limits_for
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.secrets import EnvironmentKeys, KeyLookup
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.theme import DEFAULT_THEME

@@ -112,7 +112,7 @@ def test_when_the_folder_cannot_be_opened_the_banner_says_where_it_is(qtbot, rep
 
 
 def test_a_run_that_fails_with_a_key_in_its_words_shows_and_logs_it_masked(qtbot, reporting_window):
-    from desktop_copilot.core.secrets import Secret
+    from desktop_copilot.core.keys.secrets import Secret
 
     window, path = reporting_window
     key = Secret("sk-proj-banner-" + "7Qx2" * 10).reveal()

@@ -9,10 +9,10 @@ import time
 from keyring.backend import KeyringBackend
 from PySide6.QtCore import Qt, QTimer
 
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.keyring_store import SERVICE, KeyringKeys, standard_lookup
-from desktop_copilot.core.models import MessageStatus, Role
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.keys.keyring_store import SERVICE, KeyringKeys, standard_lookup
+from desktop_copilot.core.conversation.models import MessageStatus, Role
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from tests.support.loopback import anthropic_text_reply, sse_response
 from tests.support.memory_keyring import MemoryKeyring

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core.models import MessageStatus, Role, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation.models import MessageStatus, Role, TextBlock, ThinkingBlock, ToolCallBlock, ToolCallStatus
 from tests.support.loopback import (
     anthropic_error,
     anthropic_text_reply,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
 
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Role
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import Role
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import CustomProvider, Settings, models_cache_now
+from desktop_copilot.core.config.settings import CustomProvider, Settings, models_cache_now
 from desktop_copilot.qt.settings.entry import open_dialog_of
 from tests.support.chat_completions_support import chat_reply, chat_response, openai_error
 from tests.support.loopback import anthropic_text_reply, json_response, sse_response

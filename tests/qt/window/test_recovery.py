@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.history import CONTINUE_INSTRUCTION
-from desktop_copilot.core.models import Message, MessageStatus, Role
+from desktop_copilot.core.conversation.history import CONTINUE_INSTRUCTION
+from desktop_copilot.core.conversation.models import Message, MessageStatus, Role
 from desktop_copilot.qt.window.recovery import noticed_reply
 from tests.support.history_seed import seed_app_store, seed_conversation
 from tests.support.loopback import anthropic_text_reply, sse_response

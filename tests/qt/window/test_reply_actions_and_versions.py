@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 
-from desktop_copilot.core.models import Role
+from desktop_copilot.core.conversation.models import Role
 from tests.support.history_seed import seed_app_store, seed_conversation
 from tests.support.loopback import anthropic_text_reply, sse_response
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from desktop_copilot.core.history import CONTINUE_INSTRUCTION
-from desktop_copilot.core.models import Message, MessageStatus, Role
+from desktop_copilot.core.conversation.history import CONTINUE_INSTRUCTION
+from desktop_copilot.core.conversation.models import Message, MessageStatus, Role
 from desktop_copilot.qt.window.recovery import notice_kind, noticed_reply
 from tests.support.history_seed import seed_app_store, seed_conversation
 from tests.support.loopback import anthropic_sse, anthropic_text_reply, sse_response

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from desktop_copilot.app.window_setup import start_on_first_use
-from desktop_copilot.core.config import AppConfig
+from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.mcp.manager import ServerState
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.qt.settings.entry import open_settings
 

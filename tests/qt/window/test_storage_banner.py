@@ -18,9 +18,9 @@ import pytest
 
 from desktop_copilot.app.window_setup import create_main_window, install_error_reporting
 from desktop_copilot.core.bootstrap import open_store
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import MessageStatus, Role
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import MessageStatus, Role
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.debug_pragmas import PRAGMAS_ENV
 from tests.qt.conftest import make_window, qasync_loop, run_async  # noqa: F401 - fixtures are used by name

@@ -12,11 +12,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from desktop_copilot.core.approval.grants import GrantStore
-from desktop_copilot.core.config import AppConfig
+from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.mcp.manager import McpManager, ServerState
 from desktop_copilot.core.mcp.server_config import McpServerConfig
-from desktop_copilot.core.models import Role, ToolCallStatus
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.conversation.models import Role, ToolCallStatus
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from tests.qt.conftest import run_async
 from tests.qt.transcript.parts.test_approval_card import hotspot_rect

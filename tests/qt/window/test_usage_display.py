@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from desktop_copilot.core.chat import ChatSession
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.models import Conversation, Message, MessageStatus, Usage
-from desktop_copilot.core.paths import AppPaths
-from desktop_copilot.core.pricing import ModelPrice, TokenCounts
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Usage
+from desktop_copilot.core.config.paths import AppPaths
+from desktop_copilot.core.usage.pricing import ModelPrice, TokenCounts
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import Settings
+from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.storage.store import Store
-from desktop_copilot.core.usage import UsageTotals, conversation_totals
+from desktop_copilot.core.usage.totals import UsageTotals, conversation_totals
 from desktop_copilot.qt.usage.words import format_cost, format_tokens
 from desktop_copilot.qt.window.usage_display import (
     format_usage,

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from desktop_copilot.core.config import AppConfig
-from desktop_copilot.core.paths import AppPaths
+from desktop_copilot.core.config.app_config import AppConfig
+from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.settings import Settings, SettingsFile
+from desktop_copilot.core.config.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.store import Store
 from tests.qt.conftest import run_async
 from tests.support.history_seed import seed_app_store, seed_conversation

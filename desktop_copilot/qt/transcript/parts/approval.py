@@ -12,7 +12,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTextCharFormat, QTextC
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
 from desktop_copilot.core.approval.decisions import Decision
-from desktop_copilot.core.models import Message, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation.models import Message, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.paint_helpers import fill_rounded

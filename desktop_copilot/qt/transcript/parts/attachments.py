@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QImage, QImageReader, QPainter
 
-from desktop_copilot.core.models import DocumentBlock, ImageBlock, Message, TextFileBlock
+from desktop_copilot.core.conversation.models import DocumentBlock, ImageBlock, Message, TextFileBlock
 from desktop_copilot.core.providers.attachment_limits import human_size
 from desktop_copilot.qt.common.paint_helpers import fill_rounded
 from desktop_copilot.qt.common.theme import Theme

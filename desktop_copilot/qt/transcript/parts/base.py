@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QPainter, QTextCharFormat
 
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.qt.transcript.parts.documents import Document, DocumentCache, Documents, LiveMarkdown, LivePlainText
 from desktop_copilot.core.transcript.segments import Segment
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme

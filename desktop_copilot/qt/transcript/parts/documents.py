@@ -24,7 +24,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from desktop_copilot.core.citations import Source
+from desktop_copilot.core.content.citations import Source
 from desktop_copilot.qt.transcript.parts.math import draw_math_image, math_image_size
 from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, document_css, render_markdown, render_sources
 from desktop_copilot.qt.common.theme import Theme

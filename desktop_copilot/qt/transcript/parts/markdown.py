@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
-from desktop_copilot.core.citations import Source
-from desktop_copilot.core.link_safety import image_label, is_allowed, visible_form
+from desktop_copilot.core.content.citations import Source
+from desktop_copilot.core.content.link_safety import image_label, is_allowed, visible_form
 from desktop_copilot.core.transcript.markdown_blocks import MarkdownBlockScanner
 from desktop_copilot.core.transcript.math_spans import MathSpan, find_math_spans
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme

@@ -8,8 +8,8 @@ import math
 from PySide6.QtCore import QCoreApplication, QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPainter
 
-from desktop_copilot.core.citations import cited_sources
-from desktop_copilot.core.models import MessageStatus
+from desktop_copilot.core.content.citations import cited_sources
+from desktop_copilot.core.conversation.models import MessageStatus
 from desktop_copilot.qt.transcript.parts.documents import (
     LiveMarkdown,
     documents_height,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 
-from desktop_copilot.core.models import ThinkingBlock
+from desktop_copilot.core.conversation.models import ThinkingBlock
 from desktop_copilot.qt.transcript.parts.documents import LivePlainText, documents_height, draw_documents, plain_document
 from desktop_copilot.qt.common.paint_helpers import draw_chevron, format_seconds
 from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter

@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QImage, QPainter, QTextDocument
 
-from desktop_copilot.core.models import ToolCallBlock
+from desktop_copilot.core.conversation.models import ToolCallBlock
 from desktop_copilot.qt.common.paint_helpers import badge_size, draw_badge, draw_chevron, fill_rounded, format_seconds
 from desktop_copilot.qt.transcript.parts import approval
 from desktop_copilot.qt.transcript.parts.attachments import decode_image

@@ -13,10 +13,10 @@ import zlib
 from PySide6.QtCore import QBuffer, QIODevice, QRect
 from PySide6.QtGui import QColor, QImage
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.approval.decisions import Decision
-from desktop_copilot.core.models import Message, MessageStatus, ToolApproval, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation.models import Message, MessageStatus, ToolApproval, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, RISK_BADGES, TOOL_BADGES
 from desktop_copilot.qt.transcript.model import TranscriptModel

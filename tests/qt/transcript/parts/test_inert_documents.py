@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage, QPainter, QTextDocument
 
-from desktop_copilot.core.link_safety import is_allowed
-from desktop_copilot.core.models import Message, MessageStatus, ThinkingBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.content.link_safety import is_allowed
+from desktop_copilot.core.conversation.models import Message, MessageStatus, ThinkingBlock, ToolCallBlock, ToolCallStatus
 from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown, markdown_document, plain_document
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.model import TranscriptModel

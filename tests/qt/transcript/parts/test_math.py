@@ -13,9 +13,9 @@ import pytest
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QImage, QPainter, QTextCharFormat, QTextDocument
 
-from desktop_copilot.core import events as ev
-from desktop_copilot.core.accumulate import accumulate
-from desktop_copilot.core.models import Message
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
+from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from desktop_copilot.qt.transcript.parts import math as math_images

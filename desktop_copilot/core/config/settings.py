@@ -1,0 +1,247 @@
+"""User settings without secrets, kept in settings.json: loaded forgivingly and saved atomically."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
+
+from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
+from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
+from desktop_copilot.core.usage.pricing import ModelPrice
+from desktop_copilot.core.providers.deadlines import StreamDeadlines
+
+log = logging.getLogger(__name__)
+
+
+class ModelsCache(BaseModel):
+    """The model ids the API listed, and when."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model_ids: list[str] = Field(default_factory=list)
+    fetched_at: datetime
+
+
+class CustomProvider(BaseModel):
+    """A Chat Completions endpoint the user added (LM Studio, llama.cpp server, vLLM, a gateway). Its key, if
+    any, is in the keyring under its id; `headers` hold no secrets."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    label: str = Field(min_length=1)
+    base_url: str
+    default_model: str = ""
+    needs_key: bool = False
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+
+class Settings(BaseModel):
+    """What the settings dialog edits. API keys never live here (they go to the keyring)."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    version: int = 1
+    anthropic_base_url: str | None = None
+    default_model: str | None = None
+    """None means the app's default model."""
+    thinking_enabled: bool = False
+    thinking_budget: int = Field(default=DEFAULT_THINKING_BUDGET, ge=1024)
+    max_tool_rounds: int = Field(default=DEFAULT_MAX_TOOL_ROUNDS, ge=0)
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
+    """The output limit of a reply; models with a lower maximum are sent theirs (config.MODEL_OUTPUT_CAPS)."""
+    disabled_tools: set[str] = Field(default_factory=set)
+    window_geometry: str | None = None
+    """Qt's saveGeometry() as base64."""
+    window_splitter_sizes: list[int] = Field(default_factory=list)
+    """The widths of the conversation list and the transcript when the window last closed; empty: the default."""
+    sidebar_visible: bool = True
+    """Whether the conversation list was shown (View ▸ Show conversation list, Ctrl+B)."""
+    open_conversation_id: str | None = None
+    """The conversation shown when the window last closed, reopened at the next start while it is still stored."""
+    models_cache: ModelsCache | None = None
+    default_provider: str | None = None
+    """The provider new conversations talk to; None means Anthropic (or DESKTOP_COPILOT_PROVIDER)."""
+    disabled_providers: set[str] = Field(default_factory=set)
+    """Providers left out of the model picker."""
+    base_urls: dict[str, str] = Field(default_factory=dict)
+    """Provider id -> another endpoint than the public one (the environment's <ID>_BASE_URL still wins)."""
+    custom_providers: list[CustomProvider] = Field(default_factory=list)
+    provider_models: dict[str, ModelsCache] = Field(default_factory=dict)
+    """Provider id -> the model ids it listed, and when (Anthropic's stay in `models_cache`)."""
+    workspace_folder: str | None = None
+    """The folder the workspace file tools may reach; None leaves them off."""
+    tool_result_limit: int = Field(default=DEFAULT_TOOL_RESULT_LIMIT, ge=1000)
+    """At most this many characters of a tool result go to the model (the card and the database keep the whole)."""
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Model id -> the user's price (USD per million tokens), over the shipped table (core/usage/pricing.py)."""
+    language: str = "auto"
+    """The interface language: "auto" (the system locale), "en" or "zh_CN"; read at start-up (desktop_copilot/i18n)."""
+    theme: str = "auto"
+    """Light or dark: "auto" (the system's colour scheme), "light" or "dark"; applied live (qt/common/theme_switch.py)."""
+    first_byte_timeout: float | None = Field(default=None, gt=0)
+    """Seconds a provider may take before its response begins, then the reply fails with Retry offered; None: the
+    provider's default (core/providers/deadlines.py: 60 s, a local Ollama 300 s)."""
+    stream_idle_timeout: float | None = Field(default=None, gt=0)
+    """Seconds a reply may stall once begun, then it is kept, marked interrupted, with Continue offered; None: 120 s."""
+
+    def stream_deadlines(self, default: StreamDeadlines) -> StreamDeadlines:
+        """`default` (a provider's deadlines) with what these settings change."""
+        return StreamDeadlines(first_byte=self.first_byte_timeout or default.first_byte, idle=self.stream_idle_timeout or default.idle)
+
+    @field_validator("theme", mode="before")
+    @classmethod
+    def _known_theme(cls, value: Any) -> str:
+        """An unknown appearance is not worth losing the settings file over: it follows the system."""
+        return value if value in ("auto", "light", "dark") else "auto"
+
+    @field_validator("anthropic_base_url", "default_model", "window_geometry", "workspace_folder", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip()
+            return value or None
+        return value
+
+    @field_validator("window_splitter_sizes", mode="before")
+    @classmethod
+    def _sizes_or_nothing(cls, value: Any) -> Any:
+        """Window state is not worth losing the settings file over: odd sizes are forgotten."""
+        if not isinstance(value, list) or not all(isinstance(size, int) and not isinstance(size, bool) and size >= 0 for size in value):
+            return []
+        return value
+
+    @field_validator("model_prices", mode="before")
+    @classmethod
+    def _valid_prices_only(cls, value: Any) -> Any:
+        """A price the file got wrong (by hand) is dropped with a warning, not the whole settings file."""
+        if not isinstance(value, dict):
+            return {}
+        kept = {}
+        for model, price in value.items():
+            try:
+                kept[str(model)] = ModelPrice.model_validate(price)
+            except ValidationError:
+                log.warning("settings.json: the price of %r is not valid and is ignored", str(model)[:80])
+        return kept
+
+    @field_validator("anthropic_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+    @field_serializer("disabled_tools", "disabled_providers")
+    def _sorted(self, value: set[str]) -> list[str]:
+        return sorted(value)
+
+    def config_overrides(self) -> dict[str, Any]:
+        """The AppConfig fields these settings set (None values are left to the defaults)."""
+        return {
+            "provider": self.default_provider,
+            "model": self.default_model,
+            "anthropic_base_url": self.anthropic_base_url,
+            "thinking_budget": self.thinking_budget if self.thinking_enabled else None,
+            "max_tool_rounds": self.max_tool_rounds,
+            "max_tokens": self.max_tokens,
+        }
+
+
+class SettingsError(Exception):
+    """Settings could not be saved; the message says why."""
+
+
+class SettingsFile:
+    """settings.json: `load()` never fails (a damaged file is moved aside and reported), `save()` is atomic."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.problem: str | None = None
+        """Set by load() when the file could not be used; show it to the user."""
+        self.moved_to: Path | None = None
+        self._unsafe_to_overwrite = False
+
+    def load(self) -> Settings:
+        self.problem, self.moved_to, self._unsafe_to_overwrite = None, None, False
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return Settings()
+        except OSError as exc:
+            return self._unusable(f"it cannot be read ({exc.strerror or exc})")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            return self._unusable("it is not UTF-8 text")
+        except json.JSONDecodeError as exc:
+            return self._unusable(f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
+        except RecursionError:
+            return self._unusable("its JSON is nested too deeply to read")
+        if not isinstance(data, dict):
+            return self._unusable("it does not hold a JSON object")
+        if not _writable(data):
+            return self._unusable("it holds an escaped character that is not Unicode text (a lone surrogate such as \\ud800)")
+        try:
+            return Settings.model_validate(data)
+        except ValidationError as exc:
+            return self._unusable(f"it has invalid values ({_describe(exc)})")
+
+    def save(self, settings: Settings) -> None:
+        """Writes a temporary file next to settings.json, syncs it and renames it over the old one."""
+        if self._unsafe_to_overwrite:
+            raise SettingsError(f"{self.path} could not be read or moved aside, so it is not overwritten. {self.problem}")
+        write_atomically(self.path, settings.model_dump_json(indent=2) + "\n")
+
+    def _unusable(self, reason: str) -> Settings:
+        try:
+            aside = move_aside(self.path)
+        except OSError as exc:
+            self._unsafe_to_overwrite = True
+            self.problem = (
+                f"The settings file {self.path} was not used because {reason}, and it could not be moved aside "
+                f"({exc.strerror or exc}). Default settings are used; fix or remove the file to save settings."
+            )
+        else:
+            self.moved_to = aside
+            self.problem = (
+                f"The settings file {self.path} was not used because {reason}. It was kept as {aside}; "
+                "default settings are used."
+            )
+        log.warning("%s", self.problem)
+        return Settings()
+
+
+def models_cache_now(model_ids: list[str]) -> ModelsCache:
+    """A cache entry for model ids fetched just now (UTC)."""
+    return ModelsCache(model_ids=list(model_ids), fetched_at=datetime.now(timezone.utc))
+
+
+def _writable(data: dict[str, Any]) -> bool:
+    """Whether `data` can be written back as UTF-8 JSON (a `\\ud800` escape reads as a string no file can hold)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        where = ".".join(str(p) for p in item["loc"]) or "(file)"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,138 @@
+"""`accumulate(message, event)`: fold one unified event into an assistant message snapshot.
+
+The snapshot is updated in place and returned (like the SDK's `accumulate_event`), so the
+cost of a delta does not grow with the length of the reply. Only the agent loop calls it; the
+store's recorder and the Qt model are handed the same events afterwards and read the snapshot.
+
+What it takes in is made storable and sendable on the way (core/conversation/clean_values.py: lone surrogates become
+U+FFFD, NaN and infinities null), from whichever provider or tool it came.
+"""
+
+from __future__ import annotations
+
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.models import (
+    Message,
+    MessageStatus,
+    RawBlock,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolCallStatus,
+    now,
+)
+from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
+
+_ERROR_STATUS = {
+    "error": MessageStatus.FAILED,
+    "interrupted": MessageStatus.INTERRUPTED,
+    "aborted": MessageStatus.STOPPED,
+}
+
+
+def _place(message: Message, index: int, block) -> None:
+    if index == len(message.blocks):
+        message.blocks.append(block)
+    elif index < len(message.blocks):
+        message.blocks[index] = block
+    else:  # a gap should not happen; keep order without losing the block
+        message.blocks.append(block)
+
+
+def _block(message: Message, index: int, kind: type):
+    if 0 <= index < len(message.blocks) and isinstance(message.blocks[index], kind):
+        return message.blocks[index]
+    return None
+
+
+def accumulate(message: Message, event: ev.Event) -> Message:
+    """Apply `event` to `message` and return it."""
+    match event:
+        case ev.Start(model=model):
+            message.status = MessageStatus.STREAMING
+            if model:
+                message.model = clean_text(model)
+        case ev.TextStart(index=i):
+            _place(message, i, TextBlock())
+        case ev.TextDelta(index=i, text=text):
+            block = _block(message, i, TextBlock)
+            if block is None:
+                block = TextBlock()
+                _place(message, i, block)
+            block.text = _grown(block, "text", clean_text(text))
+        case ev.TextCitation(index=i, citation=citation):
+            block = _block(message, i, TextBlock)
+            if block is not None:
+                block.citations.append(clean_json(citation))
+        case ev.ThinkingStart(index=i, redacted_data=data):
+            if data is not None:
+                _place(message, i, RedactedThinkingBlock(data=clean_text(data)))
+            else:
+                _place(message, i, ThinkingBlock(started_at=now()))
+        case ev.ThinkingDelta(index=i, text=text):
+            block = _block(message, i, ThinkingBlock)
+            if block is not None:
+                block.thinking = _grown(block, "thinking", clean_text(text))
+        case ev.ThinkingEnd(index=i, signature=signature):
+            block = _block(message, i, ThinkingBlock)
+            if block is not None:
+                block.signature = clean_text(signature)
+                block.ended_at = now()
+        case ev.ToolCallStart(index=i, tool_call_id=call_id, name=name, arguments=arguments, provider_fields=extra):
+            _place(message, i, ToolCallBlock(id=clean_text(call_id), name=clean_text(name), arguments=clean_json(arguments),
+                                             provider_fields=clean_json(extra)))
+        case ev.ToolCallDelta(index=i, partial_json=fragment):
+            block = _block(message, i, ToolCallBlock)
+            if block is not None:
+                block.partial_arguments = _grown(block, "partial_arguments", clean_text(fragment))
+        case ev.ToolCallEnd(index=i, arguments=arguments):
+            block = _block(message, i, ToolCallBlock)
+            if block is not None:
+                block.arguments = clean_json(arguments)
+        case ev.RawBlockEvent(index=i, data=data):
+            _place(message, i, RawBlock(data=clean_json(data)))
+        case ev.UsageUpdate(usage=usage):
+            message.usage = usage.model_copy()
+        case ev.Done(reason=reason, detail=detail):
+            message.stop_reason = clean_text(reason)
+            message.status = MessageStatus.COMPLETED
+            message.error = clean_text(detail) or None
+            _close_open_thinking(message)
+        case ev.Error(reason=reason, message=text):
+            message.status = _ERROR_STATUS[reason]
+            message.error = clean_text(text) or None
+            _close_open_thinking(message)
+        case ev.ToolStatus(tool_call_id=call_id, status=status, result=result, is_error=is_error):
+            for block in message.tool_calls:
+                if block.id == call_id:
+                    block.status = status
+                    block.source = event.source or block.source
+                    block.title = event.title or block.title
+                    if status is ToolCallStatus.RUNNING:
+                        block.started_at = now()
+                    elif status.finished:
+                        block.finish(status, clean_text(result or ""), is_error=is_error)
+                        block.result_parts = clean_json(event.parts or [])
+                        block.model_result = None if event.model_result is None else clean_text(event.model_result)
+        case ev.ToolApprovalChanged(tool_call_id=call_id, approval=approval):
+            for block in message.tool_calls:
+                if block.id == call_id:
+                    block.approval = approval.model_copy()
+    message.revision += 1
+    return message
+
+
+def _grown(block, field: str, addition: str) -> str:
+    """`getattr(block, field) + addition` without copying the text: with the block's reference
+    dropped first, CPython grows the string in place (amortised O(len(addition)))."""
+    current = getattr(block, field)
+    setattr(block, field, "")
+    current += addition
+    return current
+
+
+def _close_open_thinking(message: Message) -> None:
+    for block in message.blocks:
+        if isinstance(block, ThinkingBlock) and block.ended_at is None:
+            block.ended_at = now()

@@ -1,0 +1,226 @@
+"""Domain models: conversations, messages and the ordered blocks of an assistant reply."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop_copilot.core.conversation.statuses import MessageStatus, Role, ToolCallStatus  # defined without pydantic; imported from here too
+
+
+
+def new_id(prefix: str) -> str:
+    """A fresh opaque id such as `msg_3f2a…`."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def now() -> float:
+    """Wall-clock seconds since the epoch (what we store and show)."""
+    return time.time()
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(validate_assignment=False, extra="forbid")
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str = ""
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    """The sources the provider cited for this text, each exactly as the wire gave it (Anthropic:
+    `web_search_result_location` with url/title/cited_text, `char_location`, `page_location`, …)."""
+
+
+class ThinkingBlock(_Block):
+    type: Literal["thinking"] = "thinking"
+    thinking: str = ""
+    signature: str = ""
+    started_at: float | None = None
+    ended_at: float | None = None
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolApproval(BaseModel):
+    """How a call was cleared to run, or why not: what the approval card shows and the history keeps."""
+
+    risk: str = ""
+    """The tool's Risk value (core.tools.base.Risk)."""
+    asked: bool = False
+    """True when the user was (or is being) asked."""
+    preview: str = ""
+    """What the user saw beside the arguments (a diff for a file edit)."""
+    arguments: dict[str, Any] | None = None
+    """The arguments that run, when a hook changed the model's."""
+    decision: str = ""
+    """"" while waiting; then one of core.approval.Decision's values."""
+    reason: str = ""
+    """The user's reason for a denial, or the hook's for a block."""
+
+
+class ToolCallBlock(_Block):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    partial_arguments: str = ""
+    status: ToolCallStatus = ToolCallStatus.PENDING
+    result: str | None = None
+    is_error: bool = False
+    started_at: float | None = None
+    ended_at: float | None = None
+    provider_fields: dict[str, Any] = Field(default_factory=dict)
+    """Fields of the call the provider sent that this app does not model (Anthropic's `caller`),
+    sent back verbatim to that provider."""
+    source: str = ""
+    """The MCP server that offers the tool ("" for a built-in)."""
+    title: str = ""
+    """The tool's own name, as the user knows it ("" when it is `name`): an MCP tool's name without its
+    `mcp__server__` prefix, which may have been cut or hashed to fit the provider's rules."""
+    approval: ToolApproval | None = None
+    result_parts: list[dict[str, Any]] = Field(default_factory=list)
+    """Images, resource links and structured content beside the text result (core.tools.base.ToolResult.parts)."""
+    model_result: str | None = None
+    """The result as sent to the model when it differs from `result` (cut to the size cap); `result` keeps the whole."""
+
+    def finish(self, status: ToolCallStatus, result: str, *, is_error: bool) -> None:
+        self.status = status
+        self.result = result
+        self.is_error = is_error
+        self.ended_at = now()
+
+
+WIRE_ONLY_RAW_TYPES = frozenset({"gemini_thought_signature"})
+
+
+class RawBlock(_Block):
+    """A block type this app does not model (e.g. `server_tool_use`), kept verbatim for replay."""
+
+    type: Literal["raw"] = "raw"
+    data: dict[str, Any]
+
+    @property
+    def shown(self) -> bool:
+        """False for a block that only carries what its provider needs back (a Gemini text part's signature)."""
+        return self.data.get("type") not in WIRE_ONLY_RAW_TYPES
+
+
+class ImageBlock(_Block):
+    """An image the user attached: its bytes (base64) as read, sent as an image to models that take them."""
+
+    type: Literal["image"] = "image"
+    media_type: str
+    """image/png, image/jpeg, image/gif or image/webp (from the bytes, not the file name)."""
+    data: str
+    """The file's bytes, base64."""
+    name: str = ""
+    size: int = 0
+    """Bytes of the file (decoded)."""
+    width: int = 0
+    height: int = 0
+
+
+class DocumentBlock(_Block):
+    """A PDF the user attached (base64), sent as a document to providers that read PDFs."""
+
+    type: Literal["document"] = "document"
+    media_type: str = "application/pdf"
+    data: str
+    name: str = ""
+    size: int = 0
+    pages: int = 0
+    """Pages counted in the file (0: not known)."""
+
+
+class TextFileBlock(_Block):
+    """A text or code file the user attached, inlined with its name."""
+
+    type: Literal["text_file"] = "text_file"
+    name: str
+    text: str
+    size: int = 0
+
+
+ATTACHMENT_TYPES = (ImageBlock, DocumentBlock, TextFileBlock)
+
+
+Block = Annotated[
+    Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolCallBlock, RawBlock, ImageBlock, DocumentBlock, TextFileBlock],
+    Field(discriminator="type"),
+]
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    """Output tokens spent on thinking, where the provider counts them apart (included in output_tokens)."""
+
+
+class Message(BaseModel):
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    role: Role
+    blocks: list[Block] = Field(default_factory=list)
+    status: MessageStatus = MessageStatus.COMPLETED
+    stop_reason: str | None = None
+    error: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    """The provider id that wrote an assistant message ("anthropic", "deepseek", "gemini", …; None for
+    replies stored before providers were chosen, which were Anthropic's). Thinking signatures, raw blocks
+    and `provider_fields` go back only to that provider."""
+    usage: Usage = Field(default_factory=Usage)
+    created_at: float = Field(default_factory=now)
+    revision: int = 0
+    """Bumped on every change; views key their layout caches by it."""
+
+    @classmethod
+    def user(cls, text: str, attachments: Sequence[ImageBlock | DocumentBlock | TextFileBlock] = ()) -> Message:
+        """The user's message: the attachments first (as providers prefer), then the text."""
+        blocks: list[Block] = [*attachments]
+        if text or not blocks:
+            blocks.append(TextBlock(text=text))
+        return cls(role=Role.USER, blocks=blocks)
+
+    @classmethod
+    def assistant(cls, model: str | None = None, provider: str | None = None) -> Message:
+        return cls(role=Role.ASSISTANT, status=MessageStatus.CREATED, model=model, provider=provider)
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+    @property
+    def attachments(self) -> list[ImageBlock | DocumentBlock | TextFileBlock]:
+        return [b for b in self.blocks if isinstance(b, ATTACHMENT_TYPES)]
+
+    @property
+    def tool_calls(self) -> list[ToolCallBlock]:
+        return [b for b in self.blocks if isinstance(b, ToolCallBlock)]
+
+
+class Conversation(BaseModel):
+    id: str = Field(default_factory=lambda: new_id("conv"))
+    title: str = ""
+    provider: str | None = None
+    """The provider id the conversation talks to (None: the configured default)."""
+    model: str | None = None
+    system: str | None = None
+    assistant_id: str | None = None
+    """The assistant the conversation started from (core.assistants; None: a plain new chat)."""
+    thinking_budget: int | None = None
+    """Extended thinking for this conversation: None follows Settings ▸ Models, 0 is off, more is the budget in tokens."""
+    tools: list[str] | None = None
+    """The names of the tools offered in this conversation (None: the ones switched on in Settings ▸ Tools)."""
+    created_at: float = Field(default_factory=now)
+    updated_at: float = Field(default_factory=now)
+    messages: list[Message] = Field(default_factory=list)

@@ -1,0 +1,171 @@
+"""API keys in the operating system's keyring (one entry per key), with an in-memory fallback for the session.
+Value checks live in key_values.py, backend detection in keyring_backends.py."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from desktop_copilot.core.keys.key_values import clean_key_value, key_label
+from desktop_copilot.core.keys.keyring_backends import (
+    WINDOWS_BACKEND,
+    KeyringStatus,
+    class_path,
+    default_backend,
+    describe_error,
+    open_backend,
+)
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+SERVICE = "desktop-copilot"
+
+log = logging.getLogger(__name__)
+
+
+class KeyStoreError(Exception):
+    """The keyring failed or refused; the message says why in words and never contains the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class SavedKey:
+    """What `KeyringKeys.set` did, in words the window can show."""
+
+    name: str
+    where: str
+    """"keyring" (kept across runs) or "session" (in memory until the app quits)."""
+    message: str
+
+    @property
+    def persisted(self) -> bool:
+        return self.where == "keyring"
+
+
+class SessionKeys:
+    """Keys kept in memory until the process ends (source "session"); used when no keyring is usable."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, Secret] = {}
+
+    def get(self, name: str) -> FoundKey | None:
+        secret = self._keys.get(name)
+        return FoundKey(secret, "session") if secret is not None else None
+
+    def set(self, name: str, value: str | Secret) -> None:
+        self._keys[name] = clean_key_value(value)
+
+    def delete(self, name: str) -> bool:
+        return self._keys.pop(name, None) is not None
+
+    def __repr__(self) -> str:
+        return f"SessionKeys(names={sorted(self._keys)})"
+
+
+class KeyringKeys:
+    """A KeySource over one keyring service with one entry per key name; resolves the backend on first use."""
+
+    def __init__(
+        self,
+        backend: KeyringBackend | None = None,
+        *,
+        service: str = SERVICE,
+        session: SessionKeys | None = None,
+    ) -> None:
+        self.service = service
+        self.session = session if session is not None else SessionKeys()
+        self._given = backend
+        self._backend: KeyringBackend | None = None
+        self._status: KeyringStatus | None = None
+        self._lock = threading.RLock()
+
+    def status(self, *, refresh: bool = False) -> KeyringStatus:
+        """Resolves and probes the backend once (refresh=True checks again, e.g. after an unlock)."""
+        with self._lock:
+            if self._status is None or refresh:
+                self._backend, self._status = self._open()
+            return self._status
+
+    def get(self, name: str) -> FoundKey | None:
+        backend = self._usable_backend()
+        if backend is None:
+            return None
+        try:
+            value = backend.get_password(self.service, name)
+        except Exception as exc:  # noqa: BLE001 - any backend failure becomes a reported problem
+            self._mark_unusable(describe_error(exc))
+            return None
+        value = (value or "").strip()
+        return FoundKey(Secret(value), "keyring") if value else None
+
+    def set(self, name: str, value: str | Secret) -> SavedKey:
+        """Stores the key; without a usable keyring it is kept in memory (see SavedKey.where and .message)."""
+        secret = clean_key_value(value)
+        status = self.status()
+        label = key_label(name)
+        backend = self._backend
+        if not status.usable or backend is None:
+            self.session.set(name, secret)
+            return SavedKey(
+                name, "session", f"No usable keyring: {status.problem}. The {label} is kept for this session only."
+            )
+        if class_path(backend) == WINDOWS_BACKEND:  # stored as UTF-16: two bytes a character
+            clean_key_value(secret, encoding="utf-16-le")
+        failure = None
+        try:
+            backend.set_password(self.service, name, secret.reveal())
+        except Exception as exc:  # noqa: BLE001 - reported in words, without the value
+            failure = secret.redact(describe_error(exc), mask="…")
+        if failure is not None:  # raised outside the handler so no traceback carries the original
+            raise KeyStoreError(f"{status.backend} did not store the {label}: {failure}")
+        self.session.delete(name)
+        log.info("stored the %s key in %s", name, status.backend)
+        return SavedKey(name, "keyring", f"The {label} is stored in {status.backend}.")
+
+    def delete(self, name: str) -> bool:
+        """Removes the key from the session and the keyring; False when there was none."""
+        removed = self.session.delete(name)
+        backend = self._usable_backend()
+        if backend is None:
+            return removed
+        failure = None
+        try:
+            if backend.get_password(self.service, name) is None:
+                return removed
+            backend.delete_password(self.service, name)
+        except Exception as exc:  # noqa: BLE001
+            failure = describe_error(exc)
+        if failure is not None:
+            raise KeyStoreError(f"{self.status().backend} did not delete the {key_label(name)}: {failure}")
+        log.info("deleted the %s key from the keyring", name)
+        return True
+
+    def _open(self) -> tuple[KeyringBackend | None, KeyringStatus]:
+        try:
+            backend = self._given if self._given is not None else default_backend()
+        except Exception as exc:  # noqa: BLE001 - e.g. a bad PYTHON_KEYRING_BACKEND
+            return None, KeyringStatus(False, "", f"the keyring could not be loaded: {describe_error(exc)}")
+        return open_backend(backend, self.service)
+
+    def _usable_backend(self) -> KeyringBackend | None:
+        return self._backend if self.status().usable else None
+
+    def _mark_unusable(self, problem: str) -> None:
+        with self._lock:
+            name = self._status.backend if self._status else ""
+            self._status = KeyringStatus(False, name, problem)
+            self._backend = None
+        log.warning("keyring not usable: %s", problem)
+
+    def __repr__(self) -> str:
+        return f"KeyringKeys(service={self.service!r}, status={self._status!r})"
+
+
+def standard_lookup(store: KeyringKeys, environ: dict[str, str] | None = None) -> KeyLookup:
+    """The app's lookup order: keys set this session, then the keyring, then environment variables."""
+    return KeyLookup([store.session, store, EnvironmentKeys(environ)])
+
+

@@ -1,0 +1,1 @@
+"""The log file: rotation, levels and crash logging (every line redacted)."""

@@ -1,0 +1,200 @@
+"""Export conversations to Markdown (for reading) and versioned JSON (for moving), and import JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop_copilot.core.content.citations import cited_sources
+from desktop_copilot.core.conversation.models import (
+    Conversation,
+    DocumentBlock,
+    ImageBlock,
+    MessageStatus,
+    RawBlock,
+    RedactedThinkingBlock,
+    Role,
+    TextBlock,
+    TextFileBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from desktop_copilot.core.providers.attachment_limits import Attachment, human_size
+from desktop_copilot.core.storage.store import Store
+
+EXPORT_FORMAT = "desktop-copilot/conversations"
+EXPORT_VERSION = 1
+
+
+class ExportFormatError(ValueError):
+    """The file is not a Desktop Copilot export this version can read; the message says why."""
+
+
+def _fence(text: str, lang: str = "") -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _details(summary: str, body: str) -> str:
+    return f"<details>\n<summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>()#|!~&"})
+
+
+def _sources(citations: list[dict[str, Any]]) -> str:
+    """A numbered "Sources" list; only http(s)/mailto targets become links, any other stays escaped text."""
+    lines = ["**Sources**", ""]
+    for source in cited_sources(citations):
+        title = source.title.translate(_MARKDOWN_SPECIAL)
+        if source.openable:
+            target = "".join(f"%{ord(c):02X}" if c in "()<> " else c for c in source.url)
+            entry = f"[{title}]({target}) — {source.host}"
+        elif source.url:
+            entry = f"{title} — {source.url.translate(_MARKDOWN_SPECIAL)}"
+        else:
+            entry = title + (f" — {source.detail.translate(_MARKDOWN_SPECIAL)}" if source.detail else "")
+        lines.append(f"{source.number}. {entry}")
+    return "\n".join(lines)
+
+
+def attachment_line(block: Attachment) -> str:
+    """"📎 name (size)": an attachment in the Markdown export (the JSON export keeps the blocks whole)."""
+    return f"📎 {(block.name or 'attachment').translate(_MARKDOWN_SPECIAL)} ({human_size(block.size)})"
+
+
+def to_markdown(conversation: Conversation) -> str:
+    """Readable Markdown: thinking in a collapsible section, tool calls with arguments and results."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.created_at))
+    out = [f"# {conversation.title or 'Untitled conversation'}", "", f"*{when} · {conversation.model or ''}*", ""]
+    for message in conversation.messages:
+        out.append("## You" if message.role is Role.USER else "## Claude")
+        out.append("")
+        for block in message.blocks:
+            match block:
+                case TextBlock(text=text, citations=citations) if text:
+                    out.append(text)
+                    if citations:
+                        out += ["", _sources(citations)]
+                case ThinkingBlock(thinking=thinking):
+                    out.append(_details("Thinking", thinking))
+                case RedactedThinkingBlock():
+                    out.append("*Thinking (redacted by the provider)*")
+                case ToolCallBlock():
+                    status = "error" if block.is_error else block.status.value
+                    body = "**Arguments**\n\n" + _fence(json.dumps(block.arguments, ensure_ascii=False, indent=2), "json")
+                    if block.result is not None:
+                        body += "\n\n**Result**\n\n" + _fence(block.result)
+                    out.append(_details(f"Tool call: <code>{block.name}</code> ({status})", body))
+                case TextFileBlock(text=text):
+                    out += [attachment_line(block), "", _details("Contents", _fence(text))]
+                case ImageBlock() | DocumentBlock():
+                    out.append(attachment_line(block))
+                case RawBlock(data=data) if block.shown:
+                    out.append(_details(f"{data.get('type', 'block')}", _fence(json.dumps(data, ensure_ascii=False, indent=2), "json")))
+            out.append("")
+        if message.status not in (MessageStatus.COMPLETED, MessageStatus.CREATED):
+            out += [f"> *Reply {message.status.value}: {message.error or ''}*", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def to_json(conversations: list[Conversation]) -> str:
+    """The full stored structure, versioned, for `import_json`."""
+    document: dict[str, Any] = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "exported_at": time.time(),
+        "conversations": [c.model_dump(mode="json") for c in conversations],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+def export_all(store: Store) -> str:
+    conversations = [store.load_conversation(c.id) for c in store.list_conversations()]
+    return to_json([c for c in conversations if c is not None])
+
+
+_CHOOSE = "Choose a file made by Export → JSON."
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(name)
+
+
+def parse_json(text: str) -> list[Conversation]:
+    """The conversations of an export, checked so that importing them can neither fail half-way nor store what the
+    app cannot read back; ExportFormatError saying why otherwise."""
+    try:
+        document = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ExportFormatError(f"The file is not JSON ({exc}). {_CHOOSE}") from None
+    except ValueError as exc:  # NaN, Infinity or a number too large: not JSON, and not storable
+        raise ExportFormatError(f"The export is damaged: it holds the number {exc}, which JSON does not allow.") from None
+    except RecursionError:
+        raise ExportFormatError(f"The file is nested too deeply to be an export. {_CHOOSE}") from None
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        raise ExportFormatError(f"This is not a Desktop Copilot export. {_CHOOSE}")
+    version = document.get("version", 0)
+    if type(version) is not int:
+        raise ExportFormatError("The export is damaged: its version is not a whole number.")
+    if version > EXPORT_VERSION:
+        raise ExportFormatError("The export was made by a newer Desktop Copilot; update the app to import it.")
+    listed = document.get("conversations", [])
+    if not isinstance(listed, list):
+        raise ExportFormatError('The export is damaged: its "conversations" is not a list.')
+    try:
+        conversations = [Conversation.model_validate(c) for c in listed]
+    except ValidationError as exc:
+        raise ExportFormatError(f"The export is damaged: {exc.error_count()} problems, first: {exc.errors()[0]['msg']}.") from None
+    _check_storable(conversations)
+    return conversations
+
+
+def _check_storable(conversations: list[Conversation]) -> None:
+    """Refuses what the store would fail on, or mix up, part-way through an import."""
+    owner: dict[str, str] = {}
+    for conversation in conversations:
+        try:
+            conversation.model_dump_json()
+        except ValueError:  # a lone surrogate from a "\ud800" escape: SQLite's UTF-8 cannot hold it
+            raise ExportFormatError("The export is damaged: it holds an escaped character that is not Unicode text.") from None
+        for message in conversation.messages:
+            if owner.setdefault(message.id, conversation.id) != conversation.id or \
+                    sum(m.id == message.id for m in conversation.messages) > 1:
+                raise ExportFormatError(f"The export is damaged: the message {message.id[:80]!r} appears twice.")
+
+
+def import_json(store: Store, text: str) -> tuple[int, int]:
+    """Store the conversations of an export; returns (imported, skipped because already present). Nothing is stored
+    when the file is refused (ExportFormatError), or when one of its messages is already stored in another
+    conversation (its id would take that message over)."""
+    new, skipped = [], 0
+    for conversation in parse_json(text):
+        if any(c.id == conversation.id for c in new) or store.load_conversation(conversation.id) is not None:
+            skipped += 1
+        else:
+            new.append(conversation)
+    ids = [message.id for conversation in new for message in conversation.messages]
+    if taken := store.load_messages(ids):
+        raise ExportFormatError(f"The export cannot be imported: its message {taken[0].id[:80]!r} is already stored in "
+                                "another conversation.")
+    for conversation in new:
+        updated_at = conversation.updated_at
+        store.save_conversation(conversation)
+        for seq, message in enumerate(conversation.messages):
+            store.save_message(conversation.id, seq, message)
+        store.touch_conversation(conversation.id, updated_at)
+    return len(new), skipped
