@@ -61,10 +61,6 @@ def conversation_to_reopen(runtime: Runtime, store: Store) -> str | None:
     return store.latest_conversation_id()
 
 
-PROVIDER_MODULES = {"anthropic": "anthropic", "chat_completions": "openai", "gemini": "httpx", "ollama": "httpx"}
-"""What a provider of each wire format imports on its first request (its SDK, or httpx)."""
-
-
 def warm_provider_import(controller: ChatController) -> None:
     """Imports the SDK of the provider the next message goes to in a background thread, so the first send does not
     wait for it (the Anthropic SDK: ~2 s of CPU, ~60 MB), when a key for it is there. Called when the user starts
@@ -72,7 +68,9 @@ def warm_provider_import(controller: ChatController) -> None:
     runtime = controller.session.runtime
     try:
         spec = runtime.spec(controller.provider_id)
-        module = PROVIDER_MODULES[spec.wire]
+        from desktop_copilot.core.providers.factory import SDK_MODULES
+
+        module = SDK_MODULES[spec.wire]
     except Exception:  # an unknown provider: the send says so
         return
     if module in sys.modules:

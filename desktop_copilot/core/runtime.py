@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from dataclasses import dataclass
@@ -11,7 +12,8 @@ from desktop_copilot.core.keys.blocking import in_keyring_thread
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.providers.base import Provider
-from desktop_copilot.core.providers.catalog import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
+from desktop_copilot.core.profiles.profile import ModelFacts
+from desktop_copilot.core.provider_table import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider, default_deadlines
 from desktop_copilot.core.keys.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.approval.decisions import Approver, deny_without_terminal
@@ -30,8 +32,16 @@ if TYPE_CHECKING:
     from desktop_copilot.core.config.settings import Settings, SettingsFile
 
 
+PROBE_TIMEOUT = 3.0
+"""Seconds a local server has to list its models when asked whether it runs."""
+
+
 class MissingKeyError(Exception):
     """A required API key is not configured; the message says how to set one."""
+
+
+class MissingModelError(MissingKeyError):
+    """Like a missing key, something only the user can supply: no model is named and the local server lists none."""
 
 
 def missing_key_message(name: str) -> str:
@@ -121,8 +131,9 @@ class Runtime:
     def providers(self) -> dict[str, ProviderSpec]:
         """Every provider by id: the built-in ones, then the endpoints the user added in Settings."""
         custom = self.settings.custom_providers if self.settings is not None else []
-        added = {c.id: custom_spec(c.id, c.label, c.base_url, c.default_model, needs_key=c.needs_key, headers=c.headers)
-                 for c in custom if c.id not in PROVIDERS}
+        added = {c.id: custom_spec(c.id, c.label, c.base_url, c.default_model, needs_key=c.needs_key, headers=c.headers,
+                                   local=PROVIDERS[c.id].local if c.id in PROVIDERS else False)
+                 for c in custom}  # an endpoint the user added under a built-in id (LM Studio before it was one) stays theirs
         return {**PROVIDERS, **added}
 
     def spec(self, provider_id: str) -> ProviderSpec:
@@ -149,6 +160,24 @@ class Runtime:
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))
         return await self._provider_with(spec, key.secret if key else None).list_models()
+
+    async def is_running(self, provider_id: str, timeout: float = PROBE_TIMEOUT) -> bool:
+        """Whether a (local) provider answers its model list within `timeout` seconds: one quiet probe, never an
+        error (Settings ▸ Providers and the welcome mark running local servers ready)."""
+        try:
+            await asyncio.wait_for(self.list_models(provider_id), timeout)
+        except Exception:  # noqa: BLE001 - not running, not reachable, or refusing: all mean "not ready"
+            return False
+        return True
+
+    async def first_model(self, provider_id: str) -> str | None:
+        """The model a local server offers first (the one it has loaded, for LM Studio and llama.cpp), for a
+        conversation that names none; None when the server lists none or cannot be asked."""
+        try:
+            models = await asyncio.wait_for(self.list_models(provider_id), PROBE_TIMEOUT)
+        except Exception:  # noqa: BLE001 - the request itself will say what is wrong
+            return None
+        return models[0] if models else None
 
     async def prepare_run(self, provider_id: str | None = None, offered: set[str] | frozenset[str] | None = None) -> RunResources:
         """The provider and the enabled tools for one run, with every key it needs read in one hop to the
@@ -227,3 +256,16 @@ class Runtime:
         """Stops every MCP server (blocking, a few seconds at most); at exit."""
         if self.mcp is not None:
             self.mcp.stop()
+
+    async def list_model_facts(self, provider_id: str) -> list[ModelFacts]:
+        """What `provider_id` reports of each model it offers (context window, limits, capabilities where its list
+        says them; just the id where it does not). Its key is read as for `list_models`; raises the client's errors."""
+        spec = self.spec(provider_id)
+        found = await in_keyring_thread(_look_up, self.keys, [spec.key_name] if spec.key_name else [])
+        key = found.get(spec.key_name) if spec.key_name else None
+        if spec.needs_key and key is None:
+            raise MissingKeyError(missing_key_message(spec.key_name))
+        provider = self._provider_with(spec, key.secret if key else None)
+        if hasattr(provider, "list_model_facts"):
+            return await provider.list_model_facts()
+        return [ModelFacts(id=model) for model in await provider.list_models()]

@@ -166,14 +166,15 @@ DEEP_ARGUMENTS = "[" * 100_000
 
 
 def test_arguments_nested_too_deeply_for_python_are_not_json():
-    """ollama_wire._arguments and prompt_tools._parse_call: json.loads raised RecursionError (the reply failed with
+    """ollama_wire._arguments and the text protocol's call reading: json.loads raised RecursionError (the reply failed with
     "RecursionError: maximum recursion depth exceeded") where arguments that are not JSON are reported to the model."""
     line = {"message": {"tool_calls": [{"function": {"name": "f", "arguments": DEEP_ARGUMENTS}}]}}
     [call] = fold(ollama_events([json.dumps(line).encode() + b"\n" + b'{"done": true}\n']), "ollama").tool_calls
     assert call.arguments == {} and call.partial_arguments == DEEP_ARGUMENTS
-    text = json.dumps({"message": {"content": f'<tool_call>{{"name": "f", "arguments": {DEEP_ARGUMENTS}</tool_call>'}})
-    [call] = fold(ollama_events([text.encode() + b"\n" + b'{"done": true}\n'], prompt_tools=True), "ollama").tool_calls
-    assert call.arguments == {} and call.name == "f"
+    written = f'<tool_call>{{"name": "f", "arguments": {DEEP_ARGUMENTS}</tool_call>'
+    text = json.dumps({"message": {"content": written}})
+    reply = fold(ollama_events([text.encode() + b"\n" + b'{"done": true}\n'], prompt_tools=True), "ollama")
+    assert not reply.tool_calls and reply.text == written and "could not be read" in reply.error  # shown, never run
 
 
 def test_streamed_arguments_nested_too_deeply_for_python_are_not_json():

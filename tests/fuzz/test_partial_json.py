@@ -1,6 +1,6 @@
 """Property tests of tool-call arguments that stream as JSON text: any prefix or garbage never raises; arguments
 that are not a JSON object end as `{}` with the raw text kept in the call's `partial_arguments` (what the tool
-executor reports to the model), through every wire that streams them and the prompt-tool protocol."""
+executor reports to the model), through every wire that streams them and the text protocol."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.models import ToolCallBlock
-from desktop_copilot.core.providers.prompt_tools import CLOSE, OPEN, PromptToolParser
+from desktop_copilot.core.providers.parts import Parts
+from desktop_copilot.core.providers.text_protocol.reader import TextReader
 from desktop_copilot.core.providers.wire_common import parse_arguments
 from tests.fuzz.support import any_text, cuts, fuzz_settings, json_values, pieces, ran
 from tests.fuzz.wires import (
@@ -25,6 +26,8 @@ from tests.fuzz.wires import (
 )
 from tests.support.chat_completions_support import chat_chunk, chat_sse
 from tests.support.loopback import anthropic_sse
+
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
 finite_json = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False)
@@ -174,7 +177,7 @@ def prompt_replies(draw: st.DrawFn) -> str:
 
 
 def _prompt_fold(deltas: list[str]):
-    parser = PromptToolParser()
+    parser = TextReader(Parts(), think_tags=False, tool_names=["f"])
     events = [event for delta in deltas for event in parser.feed(delta)] + parser.finish()
     return fold([ev.Start(model="m"), *events, ev.Done(reason="tool_use" if parser.calls else "end_turn")], "ollama")
 

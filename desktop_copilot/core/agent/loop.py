@@ -39,6 +39,12 @@ class RunOptions:
     thinking_budget: int | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     max_tool_rounds: int = 10
+    text_tools: bool = False
+    thinks_in_tags: bool = False
+    temperature: float | None = None
+    top_p: float | None = None
+    sampling: bool = True
+    """What the model's profile and the conversation say (ProviderRequest has their meaning)."""
 
 
 class AgentLoop:
@@ -122,6 +128,11 @@ class AgentLoop:
             tools=[tool.spec() for tool in self.tools],
             max_tokens=self.options.max_tokens,
             thinking_budget=self.options.thinking_budget,
+            text_tools=self.options.text_tools,
+            thinks_in_tags=self.options.thinks_in_tags,
+            temperature=self.options.temperature,
+            top_p=self.options.top_p,
+            sampling=self.options.sampling,
         )
 
     async def _loop_allowed(self, message: Message, calls: list[ToolCallBlock]) -> bool:

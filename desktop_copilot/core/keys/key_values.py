@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS, Secret
+from desktop_copilot.core.keys.secrets import Secret
 
 HTTP_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 """What an HTTP header name may be (RFC 9110 token characters)."""
@@ -28,8 +28,3 @@ def clean_key_value(value: str | Secret, *, max_bytes: int = MAX_KEY_BYTES, enco
     if size > max_bytes:
         raise KeyValueError(f"The key is {size:,} bytes long; a keyring entry holds at most {max_bytes:,} bytes.")
     return Secret(text)
-
-
-def key_label(name: str) -> str:
-    spec = KNOWN_KEYS.get(name)
-    return spec.label if spec else f"{name!r} key"

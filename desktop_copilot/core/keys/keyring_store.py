@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop_copilot.core.keys.key_values import clean_key_value, key_label
+from desktop_copilot.core.keys.key_values import clean_key_value
 from desktop_copilot.core.keys.keyring_backends import (
     WINDOWS_BACKEND,
     KeyringStatus,
@@ -17,7 +17,7 @@ from desktop_copilot.core.keys.keyring_backends import (
     describe_error,
     open_backend,
 )
-from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret, key_label
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend

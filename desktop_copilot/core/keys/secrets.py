@@ -7,6 +7,8 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
+from desktop_copilot.core.provider_table import DEFAULT_PROVIDER, PROVIDERS, TOOL_KEYS, key_variable
+
 MIN_REGISTERED_LENGTH = 8
 """Shorter values are not registered for log redaction: masking every "abc" in a log would hide more than a key."""
 
@@ -72,21 +74,20 @@ class KeySpec:
     url: str
 
 
+_PROVIDER_KEYS = {spec.key_name: KeySpec(spec.key_name, spec.key_env, spec.key_label, spec.key_url) for spec in PROVIDERS.values()}
 KNOWN_KEYS: dict[str, KeySpec] = {
-    spec.name: spec
-    for spec in (
-        KeySpec("anthropic", "ANTHROPIC_API_KEY", "Anthropic API key", "https://console.anthropic.com/settings/keys"),
-        KeySpec("tavily", "TAVILY_API_KEY", "Tavily API key", "https://app.tavily.com/"),
-        KeySpec("openai", "OPENAI_API_KEY", "OpenAI API key", "https://platform.openai.com/api-keys"),
-        KeySpec("deepseek", "DEEPSEEK_API_KEY", "DeepSeek API key", "https://platform.deepseek.com/api_keys"),
-        KeySpec("moonshot", "MOONSHOT_API_KEY", "Moonshot (Kimi) API key", "https://platform.moonshot.ai/console/api-keys"),
-        KeySpec("zhipu", "ZHIPU_API_KEY", "Zhipu (GLM) API key", "https://open.bigmodel.cn/usercenter/apikeys"),
-        KeySpec("openrouter", "OPENROUTER_API_KEY", "OpenRouter API key", "https://openrouter.ai/settings/keys"),
-        KeySpec("groq", "GROQ_API_KEY", "Groq API key", "https://console.groq.com/keys"),
-        KeySpec("xai", "XAI_API_KEY", "xAI API key", "https://console.x.ai/"),
-        KeySpec("gemini", "GEMINI_API_KEY", "Google Gemini API key", "https://aistudio.google.com/app/apikey"),
-    )
+    DEFAULT_PROVIDER: _PROVIDER_KEYS.pop(DEFAULT_PROVIDER),
+    **{key.name: KeySpec(key.name, key.key_env, key.label, key.url) for key in TOOL_KEYS.values()},
+    **_PROVIDER_KEYS,
 }
+"""Every key the app knows by name, from the provider table, in the order `keys list` shows them: the default
+provider's, the built-in tools', then the other providers'. An endpoint the user adds has its key under its own id."""
+
+
+def key_label(name: str) -> str:
+    """A key's name for people ("Anthropic API key"); an added endpoint's is its id quoted."""
+    spec = KNOWN_KEYS.get(name)
+    return spec.label if spec else f"{name!r} key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +102,13 @@ class KeySource(Protocol):
 
 
 class EnvironmentKeys:
-    """Keys from environment variables (read-only)."""
+    """Keys from the environment: a key named NAME from `<NAME>_API_KEY` (read-only)."""
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         self._environ = os.environ if environ is None else environ
 
     def get(self, name: str) -> FoundKey | None:
-        spec = KNOWN_KEYS.get(name)
-        value = self._environ.get(spec.env_var, "").strip() if spec else ""
+        value = self._environ.get(key_variable(name), "").strip()
         return FoundKey(Secret(value), "environment") if value else None
 
 

@@ -22,7 +22,8 @@ from desktop_copilot.core.conversation.models import (
 from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
-from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, result_images, tool_result_of
+from desktop_copilot.core.providers.parts import Parts
+from desktop_copilot.core.providers.wire_common import parse_arguments, result_images, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, index_of, list_of, text_of
 
 
@@ -159,16 +160,9 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
         params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
         if params["max_tokens"] <= request.thinking_budget:  # the API wants room for the answer after the thinking
             params["max_tokens"] = request.thinking_budget + 4096
+    elif sampling := request.sampling_options():  # extended thinking refuses sampling options
+        params["extra_body"] = sampling  # the SDK (1.0 on) no longer takes them as arguments; the API still reads them
     return params
-
-
-def _as_dict(obj: Any) -> dict[str, Any]:
-    """A plain dict of a block or delta (a dict, or an SDK object); {} for anything else a server sent there."""
-    if isinstance(obj, dict):
-        return dict(obj)
-    if hasattr(obj, "to_dict"):
-        return obj.to_dict(mode="json", exclude_unset=True)
-    return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else {}
 
 
 TRACKS_INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -178,8 +172,9 @@ _MODELLED_CALL_FIELDS = frozenset({"type", "id", "name", "input"})
 
 def refusal_words(details: Any) -> str:
     """What to tell the user when Claude declined to answer (`stop_details` of a refusal)."""
-    category = text_of(field_of(details, "category"))
-    explanation = text_of(field_of(details, "explanation"))
+    details = dict_of(details)
+    category = text_of(details.get("category"))
+    explanation = text_of(details.get("explanation"))
     words = "Claude declined to answer this request"
     words += f" (policy category: {category})." if category else "."
     if explanation.strip():
@@ -188,104 +183,109 @@ def refusal_words(details: Any) -> str:
 
 
 class AnthropicEventMapper:
-    """Maps raw Messages stream events (SDK objects or plain dicts) to unified events, reading each
-    block as the SDK's accumulator does: content and stop reason may already come in
-    `message_start`, a call's input may come whole in `content_block_start`, and block types this
-    app does not model are kept verbatim with their deltas applied. A field of the wrong type is read as absent,
-    and an event without a valid block index is ignored."""
+    """Maps the Messages stream's events (plain dicts) to unified events through the parts manager, reading each
+    block as the SDK's accumulator does: content and stop reason may already come in `message_start`, a call's input
+    may come whole in `content_block_start`, and block types this app does not model are kept verbatim with their
+    deltas applied. Parts are keyed by the wire's block index. A field of the wrong type is read as absent, and an
+    event without a valid block index is ignored."""
 
     def __init__(self) -> None:
+        self.parts = Parts()
         self.usage = Usage()
         self.stop_reason: str | None = None
         self.stop_details: Any = None
         self.started = False
         self.finished = False
         self._kinds: dict[int, str] = {}
-        self._signatures: dict[int, str] = {}
         self._json: dict[int, list[str]] = {}
-        self._inputs: dict[int, dict[str, Any]] = {}
         self._raw: dict[int, dict[str, Any]] = {}
-        self._open: set[int] = set()
 
-    def feed(self, raw: Any) -> list[ev.Event]:
-        if type(raw) is dict and raw.get("type") == "content_block_delta":  # most events: text of a text block
+    @property
+    def drained(self) -> bool:
+        return self.finished
+
+    def feed(self, raw: dict[str, Any]) -> list[ev.Event]:
+        if not isinstance(raw, dict):  # the provider hands over JSON objects only; anything else says nothing
+            return []
+        kind = raw.get("type")
+        if kind == "content_block_delta":  # most events: text of a text block
             delta, index = raw.get("delta"), raw.get("index")
-            if type(delta) is dict and delta.get("type") == "text_delta" and type(index) is int and index >= 0 \
-                    and index not in self._raw:
-                return [ev.TextDelta(index=index, text=text_of(delta.get("text")))]
-        kind = field_of(raw, "type")
-        handler = getattr(self, f"_on_{kind}", None)
+            if type(delta) is dict and delta.get("type") == "text_delta" and type(index) is int and index not in self._raw:
+                return self.parts.text(text_of(delta.get("text")), key=index)
+        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
         return handler(raw) if handler else []
 
-    def _on_message_start(self, raw: Any) -> list[ev.Event]:
+    def finish(self) -> list[ev.Event]:
+        """Nothing more: `message_stop` gave the closing events."""
+        return []
+
+    def close(self) -> list[ev.Event]:
+        return self.parts.close_all()
+
+    def _on_message_start(self, raw: dict[str, Any]) -> list[ev.Event]:
         self.started = True
-        message = field_of(raw, "message")
-        self._update_usage(field_of(message, "usage"))
+        message = dict_of(raw.get("message"))
+        self._update_usage(message.get("usage"))
         self._update_stop(message)
         events: list[ev.Event] = [
-            ev.Start(model=text_of(field_of(message, "model")), provider_message_id=text_of(field_of(message, "id"))),
+            ev.Start(model=text_of(message.get("model")), provider_message_id=text_of(message.get("id"))),
             ev.UsageUpdate(usage=self.usage.model_copy()),
         ]
-        for index, block in enumerate(list_of(field_of(message, "content"))):  # a reply given whole at the start
+        for index, block in enumerate(list_of(message.get("content"))):  # a reply given whole at the start
             events += self._on_content_block_start({"index": index, "content_block": block})
             events += self._on_content_block_stop({"index": index})
         return events
 
-    def _on_content_block_start(self, raw: Any) -> list[ev.Event]:
-        index = index_of(field_of(raw, "index"))
-        block = _as_dict(field_of(raw, "content_block"))
+    def _on_content_block_start(self, raw: dict[str, Any]) -> list[ev.Event]:
+        index = index_of(raw.get("index"))
+        block = dict(dict_of(raw.get("content_block")))
         kind = block.get("type")
         if index is None or not isinstance(kind, str):
             return []
         self._kinds[index] = kind
-        self._open.add(index)
         self._raw.pop(index, None)  # an index started again starts afresh
+        parts = self.parts
         if kind == "text":
-            events: list[ev.Event] = [ev.TextStart(index=index)]
-            if text := text_of(block.get("text")):
-                events.append(ev.TextDelta(index=index, text=text))
             citations = [c for c in list_of(block.get("citations")) if isinstance(c, dict)]
-            return events + [ev.TextCitation(index=index, citation=c) for c in citations]
+            events = parts.open_part("text", key=index) + parts.text(text_of(block.get("text")), key=index)
+            return events + [e for c in citations for e in parts.cite(c)]
         if kind == "thinking":
-            self._signatures[index] = text_of(block.get("signature"))
-            events = [ev.ThinkingStart(index=index)]
-            return events + ([ev.ThinkingDelta(index=index, text=thinking)] if (thinking := text_of(block.get("thinking"))) else [])
+            return parts.open_part("thinking", key=index, signature=text_of(block.get("signature"))) + \
+                parts.thinking(text_of(block.get("thinking")), key=index)
         if kind == "redacted_thinking":
-            return [ev.ThinkingStart(index=index, redacted_data=text_of(block.get("data")))]
+            return parts.open_part("thinking", key=index, redacted_data=text_of(block.get("data")))
         self._json[index] = []
         if kind == "tool_use":
-            self._inputs[index] = dict_of(block.get("input"))
             extra = {k: v for k, v in block.items() if k not in _MODELLED_CALL_FIELDS}
-            return [ev.ToolCallStart(index=index, tool_call_id=text_of(block.get("id")), name=text_of(block.get("name")),
-                                     arguments=dict(self._inputs[index]), provider_fields=extra)]
+            return parts.start_call(index, text_of(block.get("id")), text_of(block.get("name")),
+                                    arguments=dict_of(block.get("input")), provider_fields=extra)
         self._raw[index] = block
         return []
 
-    def _on_content_block_delta(self, raw: Any) -> list[ev.Event]:
-        index = index_of(field_of(raw, "index"))
-        delta = field_of(raw, "delta")
-        kind = field_of(delta, "type")
+    def _on_content_block_delta(self, raw: dict[str, Any]) -> list[ev.Event]:
+        index = index_of(raw.get("index"))
+        delta = dict_of(raw.get("delta"))
+        kind = delta.get("type")
         if index is None:
             return []
         if index in self._raw:
-            self._apply_to_raw(index, _as_dict(delta))
+            self._apply_to_raw(index, delta)
             return []
         if kind == "text_delta":
-            return [ev.TextDelta(index=index, text=text_of(field_of(delta, "text")))]
+            return self.parts.text(text_of(delta.get("text")), key=index)
         if kind == "citations_delta":
-            citation = _as_dict(field_of(delta, "citation"))
-            return [ev.TextCitation(index=index, citation=citation)] if citation else []
+            citation = dict_of(delta.get("citation"))
+            return self.parts.cite(dict(citation)) if citation else []
         if kind == "thinking_delta":
-            text = text_of(field_of(delta, "thinking"))
-            return [ev.ThinkingDelta(index=index, text=text)] if text else []
+            return self.parts.thinking(text_of(delta.get("thinking")), key=index)
         if kind == "signature_delta":
-            self._signatures[index] = text_of(field_of(delta, "signature"))
+            self.parts.sign(text_of(delta.get("signature")))
             return []
         if kind == "input_json_delta":
-            fragment = text_of(field_of(delta, "partial_json"))
+            fragment = text_of(delta.get("partial_json"))
             self._json.setdefault(index, []).append(fragment)
-            if self._kinds.get(index) == "tool_use" and fragment:
-                return [ev.ToolCallDelta(index=index, partial_json=fragment)]
+            if self._kinds.get(index) == "tool_use":
+                return self.parts.call_delta(index, fragment)
         return []
 
     def _apply_to_raw(self, index: int, delta: dict[str, Any]) -> None:
@@ -298,63 +298,53 @@ class AnthropicEventMapper:
         elif kind == "thinking_delta":
             block["thinking"] = text_of(block.get("thinking")) + text_of(delta.get("thinking"))
         elif kind == "citations_delta":
-            block["citations"] = [*list_of(block.get("citations")), _as_dict(delta.get("citation"))]
+            block["citations"] = [*list_of(block.get("citations")), dict(dict_of(delta.get("citation")))]
         elif kind == "compaction_delta":  # both fields replaced, absent ones by null (as the SDK does)
             block.update(content=delta.get("content"), encrypted_content=delta.get("encrypted_content"))
         else:  # a delta type unknown to the SDK too: its fields replace the block's
             block.update({key: value for key, value in delta.items() if key != "type"})
 
-    def _on_content_block_stop(self, raw: Any) -> list[ev.Event]:
-        index = index_of(field_of(raw, "index"))
-        if index not in self._open:
+    def _on_content_block_stop(self, raw: dict[str, Any]) -> list[ev.Event]:
+        index = index_of(raw.get("index"))
+        kind = self._kinds.pop(index, None) if index is not None else None
+        if kind is None:
             return []
-        self._open.discard(index)
-        kind = self._kinds.get(index)
-        if kind == "text":
-            return [ev.TextEnd(index=index)]
-        if kind == "thinking":
-            return [ev.ThinkingEnd(index=index, signature=self._signatures.get(index, ""))]
-        if kind == "redacted_thinking":
-            return [ev.ThinkingEnd(index=index)]
+        if kind in ("text", "thinking", "redacted_thinking"):
+            return self.parts.close_open() if self.parts.open_key == index else []
         text = "".join(self._json.pop(index, []))
-        arguments = parse_arguments(text)
         if kind == "tool_use":
-            if not text:  # no input deltas: the input came whole with the block's start
-                arguments = self._inputs.get(index, {})
-            return [ev.ToolCallEnd(index=index, arguments=arguments)]
+            return self.parts.end_call(index)
         data = self._raw.pop(index, {})
         if text and (kind in TRACKS_INPUT or "input" in data):
-            data["input"] = arguments
-        return [ev.RawBlockEvent(index=index, data=data)]
+            data["input"] = parse_arguments(text)
+        return self.parts.raw(data)
 
-    def _on_message_delta(self, raw: Any) -> list[ev.Event]:
-        self._update_stop(field_of(raw, "delta"))
-        self._update_usage(field_of(raw, "usage"))
+    def _on_message_delta(self, raw: dict[str, Any]) -> list[ev.Event]:
+        self._update_stop(raw.get("delta"))
+        self._update_usage(raw.get("usage"))
         return [ev.UsageUpdate(usage=self.usage.model_copy())]
 
-    def _on_message_stop(self, raw: Any) -> list[ev.Event]:
+    def _on_message_stop(self, raw: dict[str, Any]) -> list[ev.Event]:
         self.finished = True
-        # Close blocks the stream never stopped, so every *_start still gets its *_end.
-        ends = [e for i in sorted(self._open) for e in self._on_content_block_stop({"index": i})]
+        # Blocks the stream never stopped are closed, so every *_start still gets its *_end.
+        ends = [e for i in sorted(self._kinds) for e in self._on_content_block_stop({"index": i})]
         reason = self.stop_reason or "end_turn"
         detail = refusal_words(self.stop_details) if reason == "refusal" else ""
-        return [*ends, ev.Done(reason=reason, detail=detail)]
+        return [*ends, *self.parts.close_all(), ev.Done(reason=reason, detail=detail)]
 
     def _update_stop(self, source: Any) -> None:
-        if source is None:
-            return
-        self.stop_reason = text_of(field_of(source, "stop_reason")) or self.stop_reason
-        self.stop_details = field_of(source, "stop_details") or self.stop_details
+        source = dict_of(source)
+        self.stop_reason = text_of(source.get("stop_reason")) or self.stop_reason
+        self.stop_details = source.get("stop_details") or self.stop_details
 
     def _update_usage(self, usage: Any) -> None:
-        if usage is None:
-            return
+        usage = dict_of(usage)
         for ours, theirs in (
             ("input_tokens", "input_tokens"),
             ("output_tokens", "output_tokens"),
             ("cache_read_tokens", "cache_read_input_tokens"),
             ("cache_write_tokens", "cache_creation_input_tokens"),
         ):
-            value = count_of(field_of(usage, theirs))
+            value = count_of(usage.get(theirs))
             if value is not None:
                 setattr(self.usage, ours, value)

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from desktop_copilot.core.conversation.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock
-from desktop_copilot.core.providers.catalog import PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 
 Attachment = ImageBlock | DocumentBlock | TextFileBlock
 
@@ -26,7 +26,6 @@ Llama 3 text models, …). Any other model is assumed to take them; the provider
 SEES_IMAGES = re.compile(r"vision|(^|[-/:.])vl([-:.]|$)|\dv(-|:|$)|omni|llava", re.IGNORECASE)
 """A name that says the model sees images (llama3.2-vision, qwen2.5vl, glm-4.5v, …) overrides the list above."""
 
-PDF_VENDORS = frozenset({"anthropic", "openai", "openrouter", "gemini"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +73,7 @@ def limits_for(vendor: str, wire: str, model: str, label: str = "") -> Attachmen
         limits = AttachmentLimits(name, model, frozenset({PNG, JPEG, WEBP}), inline, 0, inline, 1000, inline)
     elif wire == "ollama":
         limits = AttachmentLimits(name, model, frozenset({PNG, JPEG}), 20 * MB)
-    elif vendor in PDF_VENDORS:  # Chat Completions with PDFs as `file` parts (OpenAI, OpenRouter)
+    elif vendor in PROVIDERS and PROVIDERS[vendor].pdfs:  # Chat Completions with PDFs as `file` parts (OpenAI, OpenRouter)
         limits = AttachmentLimits(name, model, all_images, 20 * MB, 0, 32 * MB * 3 // 4, 100, 50 * MB * 3 // 4)
     else:
         limits = AttachmentLimits(name, model, all_images, 10 * MB)

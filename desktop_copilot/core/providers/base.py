@@ -35,6 +35,22 @@ class ProviderRequest:
     max_tokens: int = DEFAULT_MAX_TOKENS
     thinking_budget: int | None = None
     """Extended thinking budget in tokens; None switches thinking off."""
+    thinks_in_tags: bool = False
+    """The model's profile says it writes its thinking in `<think>` tags, maybe only the closing one (its chat template
+    opens the tag): a lone `</think>` early in the reply ends thinking (text_protocol/think_tags.py)."""
+    text_tools: bool = False
+    """The model's profile says it takes no native tools: they are described in the system prompt, and calls and
+    results travel as text (core/providers/text_protocol/)."""
+    temperature: float | None = None
+    top_p: float | None = None
+    sampling: bool = True
+    """Whether the model accepts `temperature` and `top_p` (its profile); None values are never sent."""
+
+    def sampling_options(self) -> dict[str, float]:
+        """`temperature` and `top_p` as set, where the model accepts them (every wire spells them so but Gemini)."""
+        if not self.sampling:
+            return {}
+        return {name: value for name, value in (("temperature", self.temperature), ("top_p", self.top_p)) if value is not None}
 
 
 class Provider(Protocol):

@@ -3,18 +3,12 @@ backoff; no retry when out of tries or when it asks for longer than the app wait
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, TypeVar
-
-from desktop_copilot.core.providers.deadlines import StreamDeadlines, open_within
+from typing import Any
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 BUSY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 MAX_RETRY_WAIT = 30.0
@@ -62,40 +56,6 @@ def too_long_words(asked: float | None, server: str) -> str:
     return f" {server} asks to wait {asked:.0f} s." if asked is not None and asked > MAX_RETRY_WAIT else ""
 
 
-def sdk_retry_wait(sdk: Any, max_retries: int) -> Callable[[BaseException, int], float | None]:
-    """`wait(exc, attempt)` for an official SDK (anthropic, openai) whose client makes no retries of its own: a busy
-    status as `busy_wait` says, a connection that failed on the growing backoff, anything else not at all."""
-
-    def wait(exc: BaseException, attempt: int) -> float | None:
-        if isinstance(exc, sdk.APIStatusError):
-            return busy_wait(exc.status_code, retry_after(exc.response.headers), attempt, max_retries)
-        if isinstance(exc, sdk.APIConnectionError) and attempt < max_retries:
-            return backoff(attempt)
-        return None
-
-    return wait
-
-
-async def call_retrying(call: Callable[[], Awaitable[T]], wait: Callable[[BaseException, int], float | None]) -> tuple[T, int]:
-    """(what `call()` returns, and the retries it took): a try that raised is made again after
-    `wait(exc, attempt)` seconds, until `wait` says None (then the exception goes on)."""
-    attempt = 0
-    while True:
-        try:
-            return await call(), attempt
-        except Exception as exc:
-            pause = wait(exc, attempt)
-            if pause is None:
-                raise
-            status = getattr(exc, "status_code", None)
-            log.info("retrying the request in %.1f s (retry %d): %s", pause, attempt + 1,
-                     f"HTTP {status}" if isinstance(status, int) else type(exc).__name__)
-        await asyncio.sleep(pause)
-        attempt += 1
-
-
-async def open_retrying(deadlines: StreamDeadlines, stack: AsyncExitStack, opening: Callable[[], AbstractAsyncContextManager[T]],
-                        wait: Callable[[BaseException, int], float | None]) -> tuple[T, int]:
-    """(the response `opening()` gives, entered on `stack`, and the retries it took): each try within the
-    first-byte deadline of its own, a busy or failed one tried again as `wait` says."""
-    return await call_retrying(lambda: open_within(deadlines, stack, opening()), wait)
+def note_retry(wait: float, attempt: int, status: int | None, what: str = "") -> None:
+    """The log line of a retry: when, which try, and why (the status, or what failed)."""
+    log.info("retrying the request in %.1f s (retry %d): %s", wait, attempt, f"HTTP {status}" if status is not None else what)

@@ -1,122 +1,74 @@
-"""The Chat Completions provider (OpenAI and compatible vendors): owns the openai SDK client (key, base URL,
-retries, headers) and streams unified events; the vendor id picks the wire rules."""
+"""The Chat Completions provider (OpenAI, the compatible vendors and the local servers): the openai SDK client (key,
+base URL, headers) opens each try; the shared stream skeleton reads the body. A server that refuses `tools` gets the
+request again with the tools described in the system prompt, and its model is remembered as a text-tools model."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
+import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.providers.base import ProviderRequest
-from desktop_copilot.core.providers.catalog import PROVIDERS
-from desktop_copilot.core.providers.chat_completions_wire import ChatCompletionsEventMapper, build_params
-from desktop_copilot.core.providers.busy_retry import call_retrying, open_retrying, sdk_retry_wait
-from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines, StreamTimeout, idle_watched
-from desktop_copilot.core.providers.request_log import RequestLog
-from desktop_copilot.core.keys.redaction import redact_error_in_place
-from desktop_copilot.core.providers.stream_reader import SSEReader
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.provider_table import PROVIDERS
+from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.chat_completions_wire import ChatCompletionsEventMapper, build_params
+from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines
+from desktop_copilot.core.providers.status_words import error_parts
+from desktop_copilot.core.providers.streaming import KEPT, HttpFailure, StreamFault, StreamingProvider
 
 log = logging.getLogger(__name__)
 
-INTERRUPTED_MESSAGE = "The connection closed before the reply finished. The partial reply was kept."
-KEPT = " The partial reply was kept."
+REFUSES_TOOLS = re.compile(r"tool|function[ _-]?call|jinja", re.IGNORECASE)
+"""What an error says when the server will not take `tools`: "tools param requires --jinja flag" (llama.cpp), "\"auto\"
+tool choice requires --enable-auto-tool-choice and --tool-call-parser" (vLLM), "does not support tools" (Ollama's
+compatible API), "Model does not support function calling" (LM Studio, gateways)."""
+REFUSAL_STATUSES = frozenset({400, 404, 422, 500, 501})
 
 
 def vendor_name(vendor: str) -> str:
-    """The vendor's label in the catalog ("Moonshot (Kimi)"), or the id of a vendor the catalog lacks."""
+    """The vendor's label in the provider table ("Moonshot (Kimi)"), or the id of an endpoint the user added."""
     spec = PROVIDERS.get(vendor)
     return spec.label if spec is not None else vendor
 
 
-def _error_parts(body: Any, fallback: str) -> tuple[str, str]:
-    """(kind, message) of an error body: OpenAI's `{"error": {message, type, code}}` or its inner object, a
-    flat `{"message"}` / `{"detail"}`, or plain text."""
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        message = inner.get("message") or inner.get("detail") or body.get("message") or ""
-        kind = inner.get("type") or inner.get("code") or ""
-        return str(kind), str(message) or fallback
-    if isinstance(body, str) and body.strip():
-        return "", body.strip()[:300]
-    return "", fallback
+def refuses_tools(request: ProviderRequest, failure: HttpFailure) -> bool:
+    """Whether `failure` is the server refusing the request's native tools."""
+    if not request.tools or request.text_tools or failure.status not in REFUSAL_STATUSES:
+        return False
+    kind, detail = error_parts(failure.body)
+    return bool(REFUSES_TOOLS.search(f"{kind} {detail}"))
 
 
-def describe_status_error(vendor: str, status: int | None, body: Any, fallback: str) -> str:
-    """A sentence for the user about an HTTP error from the vendor, with what to do about it."""
-    name = vendor_name(vendor)
-    kind, detail = _error_parts(body, fallback)
-    code = str(body.get("code") or "") if isinstance(body, dict) else ""
-    if status == 401:
-        return f"The {name} API rejected the key (401: {detail}). Check the key in Settings."
-    if status == 402:
-        return f"The {name} account has no credit left (402: {detail}). Top it up, then retry."
-    if status == 403:
-        return f"The {name} key is not allowed to do this (403: {detail})."
-    if status == 404:
-        return f"Not found at {name} (404: {detail}). Check the model name and the base URL."
-    if status == 429 and "insufficient_quota" in (code, kind):
-        return f"The {name} account has run out of quota (429: {detail}). Check its plan and billing."
-    if status == 429:
-        return f"Rate limited by the {name} API (429: {detail}). Wait a moment and retry."
-    if status in (400, 413, 422):
-        return f"The {name} API refused the request ({status}: {detail})."
-    if status is not None and status >= 500:
-        return f"The {name} API failed ({status}: {detail}). Retry in a little while."
-    if status:
-        return f"The {name} API answered {status}: {detail}"
-    return detail
-
-
-def describe_stream_error(vendor: str, body: Any, fallback: str, *, started: bool) -> str:
-    """Words for an error object the vendor sent inside a 200 stream."""
-    kind, detail = _error_parts(body, fallback)
-    what = f"{kind}: {detail}" if kind else detail
-    if started:
-        return f"The {vendor_name(vendor)} API reported an error mid-reply ({what}).{KEPT}"
-    return f"The {vendor_name(vendor)} API reported an error ({what})."
-
-
-def _stream_error(response: Any, error: Any) -> Exception:
-    """What the SDK raises for an error object inside a 200 stream: an APIError with the inner object as body."""
-    import openai
-
-    message = error.get("message") if isinstance(error, dict) else None
-    if not message or not isinstance(message, str):
-        message = "An error occurred during streaming"
-    return openai.APIError(message, response.request, body=error)
-
-
-class ChatCompletionsProvider:
+class ChatCompletionsProvider(StreamingProvider):
     """Streams replies from a Chat Completions endpoint through the openai SDK, imported on first use.
     `api_key` None: no Authorization header at all (local servers), and OPENAI_API_KEY is never read."""
 
-    def __init__(
-        self,
-        api_key: Secret | None,
-        base_url: str,
-        *,
-        vendor: str,
-        max_retries: int = 3,
-        timeout: float = 600.0,
-        extra_headers: dict[str, str] | None = None,
-        deadlines: StreamDeadlines = DEFAULT_DEADLINES,
-    ) -> None:
-        self._api_key = api_key
-        self._deadlines = deadlines
-        self._base_url = base_url
-        self.vendor = vendor
-        self._max_retries = max_retries
-        self._timeout = timeout
+    frame_name = "chunk"
+
+    def __init__(self, api_key: Secret | None, base_url: str, *, vendor: str, max_retries: int = 3, timeout: float = 600.0,
+                 extra_headers: dict[str, str] | None = None, deadlines: StreamDeadlines = DEFAULT_DEADLINES,
+                 learned: Callable[[str, str], None] | None = None) -> None:
+        super().__init__(key=api_key, base_url=base_url, deadlines=deadlines, max_retries=max_retries, timeout=timeout)
+        self.vendor = self.log_name = vendor
         self._extra_headers = dict(extra_headers or {})
-        self._client: Any = None
+        self._text_tool_models: set[str] = set()
+        self._learned = learned
+        """Told (model, "text") when a model turned native tools down, so the choice outlives this provider."""
 
     def __repr__(self) -> str:
         return f"ChatCompletionsProvider(vendor={self.vendor!r}, base_url={self._base_url!r}, api_key={self._api_key!r})"
+
+    @property
+    def noun(self) -> str:
+        return f"the {vendor_name(self.vendor)} API"
+
+    def uses_text_tools(self, model: str) -> bool:
+        """Whether `model` turned native tools down here, so its tools go as text."""
+        return model in self._text_tool_models
 
     def client(self) -> Any:
         if self._client is None:
@@ -126,12 +78,9 @@ class ChatCompletionsProvider:
                 return ""
 
             self._client = openai.AsyncOpenAI(
-                api_key=self._api_key.reveal() if self._api_key is not None else no_key,
-                base_url=self._base_url,
-                max_retries=0,  # the stream retries a busy answer itself (busy_retry), each try within its deadline
-                timeout=self._timeout,
-                default_headers=self._extra_headers or None,
-            )
+                api_key=self._api_key.reveal() if self._api_key is not None else no_key, base_url=self._base_url,
+                max_retries=0,  # the shared skeleton retries, each try within its deadline
+                timeout=self._timeout, default_headers=self._extra_headers or None)
             if self.vendor != "openai":  # OPENAI_ORG_ID / OPENAI_PROJECT_ID are OpenAI's, not another vendor's
                 self._client.organization = self._client.project = None
         return self._client
@@ -144,108 +93,71 @@ class ChatCompletionsProvider:
 
         return {"extra_headers": {"Authorization": openai.Omit()}}
 
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP connections (call before the event loop closes)."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.close()
+    def new_mapper(self, request: ProviderRequest) -> ChatCompletionsEventMapper:
+        tools = [tool.name for tool in request.tools] if request.tools else None
+        return ChatCompletionsEventMapper(position=len(request.messages), tool_names=tools, thinks_in_tags=request.thinks_in_tags)
 
-    async def list_models(self) -> list[str]:
-        """Model ids from `GET /models` (raises the SDK's errors)."""
-        started = time.monotonic()
+    @contextlib.asynccontextmanager
+    async def open_try(self, request: ProviderRequest) -> AsyncIterator[Any]:
+        params = build_params(request, vendor=self.vendor, text_tools=request.text_tools or self.uses_text_tools(request.model))
+        create = self.client().chat.completions.with_streaming_response.create
+        async with create(**params, stream=True, **self._auth_options()) as opened:
+            yield opened.http_response
+
+    def map_frame(self, mapper: ChatCompletionsEventMapper, name: str, data: bytes) -> list[ev.Event]:
+        if data.startswith(b"[DONE]"):
+            mapper.drained = True
+            return []
+        chunk = self.decode(mapper, data)
+        if error := chunk.get("error"):  # an error object inside a 200 stream
+            kind, detail = error_parts({"error": error}, "An error occurred during streaming")
+            what = f"{kind}: {detail}" if kind else detail
+            mid = " mid-reply" if mapper.started else ""
+            raise StreamFault(ev.Error(reason="error", message=f"The {vendor_name(self.vendor)} API reported an error{mid} ({what})."
+                                       + (KEPT if mapper.started else "")))
+        return mapper.feed(chunk)
+
+    def fall_back(self, request: ProviderRequest, failure: HttpFailure) -> bool:
+        if self.uses_text_tools(request.model) or not refuses_tools(request, failure):
+            return False
+        log.info("%s model %s refused native tools (%d): describing them in the system prompt", self.vendor, request.model, failure.status)
+        self._text_tool_models.add(request.model)
+        if self._learned is not None:
+            self._learned(request.model, "text")
+        return True
+
+    def failure_words(self, failure: HttpFailure, request: ProviderRequest) -> str:
+        kind, detail = error_parts(failure.body, str(failure))
+        if failure.status == 429 and "insufficient_quota" in (kind, _code(failure.body)):
+            return f"The {vendor_name(self.vendor)} account has run out of quota (429: {detail}). Check its plan and billing."
+        return super().failure_words(failure, request)
+
+    def as_http_failure(self, exc: BaseException) -> HttpFailure | None:
         import openai
 
-        try:
-            page, _ = await call_retrying(lambda: self.client().models.list(**self._auth_options()), sdk_retry_wait(openai, self._max_retries))
-        except openai.APIError as exc:  # the SDK's message and body may quote the key a server echoed back
-            raise redact_error_in_place(exc)
+        if isinstance(exc, openai.APIStatusError):
+            return HttpFailure(exc.status_code, exc.response.headers, exc.body, exc.message)
+        return None
+
+    def is_unreachable(self, exc: BaseException) -> bool:
+        import openai
+
+        return isinstance(exc, openai.APIConnectionError)
+
+    def is_broken_connection(self, exc: BaseException) -> bool:
+        import httpx2  # the SDK's transport
+
+        return isinstance(exc, httpx2.TransportError)
+
+    async def list_models(self) -> list[str]:
+        """Model ids from `GET /models` (ProviderError in words)."""
+        started = time.monotonic()
+        page = await self.retrying(lambda: self.client().models.list(**self._auth_options()))
         ids = [model.id for model in page.data]
         log.info("%s models list: %d models in %.3fs", self.vendor, len(ids), time.monotonic() - started)
         return ids
 
-    async def stream(self, request: ProviderRequest) -> AsyncIterator[ev.Event]:
-        import httpx2  # the SDK's transport
-        import openai
 
-        mapper = ChatCompletionsEventMapper(position=len(request.messages))
-        record = RequestLog(self.vendor, request)
-        failure: ev.Error | None = None
-        try:
-            try:
-                # The SDK sends the request (auth, HTTP errors); the body's chunks are read here as plain
-                # JSON: no SDK object is built per chunk (the largest CPU cost per delta of `create(stream=True)`).
-                async with contextlib.AsyncExitStack() as stack:
-                    params = build_params(request, vendor=self.vendor)
-                    opened, retries = await open_retrying(
-                        self._deadlines, stack,
-                        lambda: self.client().chat.completions.with_streaming_response.create(**params, stream=True, **self._auth_options()),
-                        sdk_retry_wait(openai, self._max_retries))
-                    http = opened.http_response
-                    record.response(http)
-                    record.retries = retries
-                    if not record.request_id:
-                        record.request_id = http.headers.get("x-request-id", "")
-                    reader = SSEReader()
-                    done = False
-                    chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, http.aiter_bytes())))
-                    async for raw in chunks:
-                        if done:  # after [DONE] the rest is read (and ignored) so the connection can be reused
-                            continue
-                        for _name, data in reader.feed(raw):
-                            if data.startswith(b"[DONE]"):
-                                done = True
-                                break
-                            chunk = json.loads(data)
-                            if isinstance(chunk, dict) and chunk.get("error"):  # an error object inside a 200 stream
-                                raise _stream_error(http, chunk["error"])
-                            for event in mapper.feed(chunk):
-                                record.event(event)
-                                yield event
-            except openai.APIStatusError as exc:
-                record.error(exc)
-                message = describe_status_error(self.vendor, exc.status_code, exc.body, exc.message)
-                failure = ev.Error(reason="error", message=message, status_code=exc.status_code)
-            except (openai.APIConnectionError, httpx2.TransportError) as exc:
-                if record.status is None:  # else the 200 it had stays in the log line
-                    record.error(exc)
-                if not mapper.finished:
-                    failure = self._connection_failure(mapper.started, exc)
-            except openai.APIError as exc:  # an error object inside a 200 stream
-                message = describe_stream_error(self.vendor, exc.body, exc.message, started=mapper.started)
-                failure = ev.Error(reason="error", message=message)
-            except json.JSONDecodeError as exc:
-                message = f"The {self._name} API sent a chunk that is not JSON ({exc})."
-                failure = ev.Error(reason="error", message=message + (KEPT if mapper.started else ""))
-            except StreamTimeout as exc:
-                record.error(exc)
-                failure = exc.as_error(f"the {self._name} API", started=mapper.started)
-            except Exception as exc:  # a broken stream must not escape as an exception
-                log.exception("unexpected failure while streaming from %s", self.vendor)
-                detail = f"{type(exc).__name__}: {exc}."
-                failure = ev.Error(reason="interrupted" if mapper.started else "error",
-                                   message=detail + (KEPT if mapper.started else ""))
-            if failure is None:
-                if mapper.finished:
-                    for event in mapper.finish():
-                        record.event(event)
-                        yield event
-                else:
-                    failure = ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
-            if failure is not None:
-                if self._api_key is not None:
-                    failure.message = self._api_key.redact(failure.message)
-                record.event(failure)
-                yield failure
-        finally:
-            record.finish()
-
-    @property
-    def _name(self) -> str:
-        return vendor_name(self.vendor)
-
-    def _connection_failure(self, started: bool, exc: Exception) -> ev.Error:
-        if started:
-            return ev.Error(reason="interrupted", message=INTERRUPTED_MESSAGE)
-        cause = exc.__cause__ or exc.__context__
-        why = f"{exc} ({type(cause).__name__}: {cause})" if cause is not None and str(cause) else str(exc)
-        return ev.Error(reason="error", message=f"Could not reach the {self._name} API at {self._base_url}: {why}")
+def _code(body: Any) -> str:
+    inner = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else body
+    return str(inner.get("code") or "") if isinstance(inner, dict) else ""

@@ -1,24 +1,29 @@
-"""OpenAI Chat Completions wire format (OpenAI and the vendors that speak it: DeepSeek, Kimi, GLM, OpenRouter,
-Groq, xAI, …): domain history to request JSON, and streamed chunks to unified events."""
+"""OpenAI Chat Completions wire format (OpenAI and the vendors and local servers that speak it: DeepSeek, Kimi, GLM,
+OpenRouter, Groq, xAI, LM Studio, llama.cpp, vLLM, …): domain history to request JSON, and streamed chunks to unified
+events. Thinking and tool calls a model writes as text are read by the text protocol (core/providers/text_protocol/);
+a request in text-tools mode describes the tools in the system prompt and carries calls and results as text."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.history import written_by
-from desktop_copilot.core.conversation.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, Usage
-from desktop_copilot.core.providers.wire_common import field_of, parse_arguments, stable_call_id, tool_result_of
-from desktop_copilot.core.providers.wire_values import count_of, list_of, text_of
-from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.conversation.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.provider_table import spec_of
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, data_url, limits_for, user_parts
-
-REASONING_ECHO_VENDORS = frozenset({"deepseek", "moonshot"})
-"""Vendors whose thinking models answer 400 unless each earlier assistant turn that made tool calls carries its
-`reasoning_content` (DeepSeek's thinking mode, Kimi's thinking models)."""
+from desktop_copilot.core.providers.base import ProviderRequest
+from desktop_copilot.core.providers.parts import Parts
+from desktop_copilot.core.providers.text_protocol.call_formats import TEXT_FORM_FIELD
+from desktop_copilot.core.providers.text_protocol.reader import TextReader
+from desktop_copilot.core.providers.text_protocol.think_tags import LONE_CLOSE_WINDOW
+from desktop_copilot.core.providers.text_protocol.writing import call_text, results_text, tools_system_prompt
+from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
+from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
 
 CONTENT_FILTER_WORDS = "The provider's content filter stopped this reply."
 FINISH_REASONS = {
@@ -54,13 +59,38 @@ def message_text(message: Message) -> str:
     return "\n\n".join(text for run in runs if (text := "".join(run)).strip())
 
 
+def echoes_reasoning(vendor: str) -> bool:
+    """Whether the vendor's thinking models need `reasoning_content` on earlier tool-call turns (the provider table)."""
+    spec = spec_of(vendor)
+    return spec is not None and spec.echoes_reasoning
+
+
+def written_as_text(message: Message, vendor: str, text_tools: bool) -> bool:
+    """Whether the calls of `message` go back as text: every call in text-tools mode, else the calls this vendor's
+    model wrote as text (their form is kept in `provider_fields`)."""
+    calls = message.tool_calls
+    return bool(calls) and (text_tools or (written_by(message, vendor) and any(TEXT_FORM_FIELD in c.provider_fields for c in calls)))
+
+
+def _text_turns(message: Message) -> list[dict[str, Any]]:
+    """A reply whose calls were written as text, sent back as the model wrote it: its text and each call in its
+    form, where it was made; then the results as a user message of `<tool_response>`s."""
+    pieces = []
+    for block in message.blocks:
+        if isinstance(block, TextBlock) and block.text.strip():
+            pieces.append(block.text)
+        elif isinstance(block, ToolCallBlock):
+            pieces.append(call_text(block.name, block.arguments, str(block.provider_fields.get(TEXT_FORM_FIELD) or "hermes")))
+    return [{"role": "assistant", "content": "\n\n".join(pieces)}, {"role": "user", "content": results_text(message.tool_calls)}]
+
+
 def _assistant_turn(message: Message, vendor: str) -> dict[str, Any] | None:
     text, calls = message_text(message), message.tool_calls
     if not text and not calls:
         return None
     turn: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
-        if vendor in REASONING_ECHO_VENDORS and written_by(message, vendor):
+        if echoes_reasoning(vendor) and written_by(message, vendor):
             # Required on every tool-call turn in thinking mode, even when the thinking was empty.
             turn["reasoning_content"] = "".join(b.thinking for b in message.blocks if isinstance(b, ThinkingBlock))
         turn["tool_calls"] = [
@@ -111,17 +141,21 @@ def user_content(message: Message, limits: AttachmentLimits) -> str | list[dict[
     return content
 
 
-def build_messages(history: list[Message], *, vendor: str, model: str = "") -> list[dict[str, Any]]:
+def build_messages(history: list[Message], *, vendor: str, model: str = "", text_tools: bool = False) -> list[dict[str, Any]]:
     """The `messages` array for `history` (without the system prompt): each assistant turn with tool calls is
-    followed by one `tool` message per call, in order; empty turns and whitespace-only text are left out;
-    thinking goes back only where the vendor requires it, and only its own. `model` decides which attachments
-    go as they are (attachment_limits)."""
+    followed by one `tool` message per call, in order (calls written as text, and every call in `text_tools` mode, go
+    as text with a user message of results); empty turns and whitespace-only text are left out; thinking goes back
+    only where the vendor requires it, and only its own. `model` decides which attachments go as they are."""
     turns: list[dict[str, Any]] = []
     limits = limits_for(vendor, "chat_completions", model)
     for message in history:
         if message.role is Role.USER:
             if content := user_content(message, limits):
                 _add(turns, {"role": "user", "content": content})
+            continue
+        if written_as_text(message, vendor, text_tools):
+            for turn in _text_turns(message):
+                _add(turns, turn)
             continue
         turn = _assistant_turn(message, vendor)
         if turn is None:
@@ -146,20 +180,27 @@ def reasoning_effort(request: ProviderRequest, vendor: str) -> str | None:
     return "medium" if request.thinking_budget <= 16384 else "high"
 
 
-def build_params(request: ProviderRequest, *, vendor: str) -> dict[str, Any]:
-    """Keyword arguments for `client.chat.completions.create` (without `stream`)."""
-    messages = build_messages(request.messages, vendor=vendor, model=request.model)
-    if request.system and request.system.strip():
-        messages.insert(0, {"role": "system", "content": request.system})
+def build_params(request: ProviderRequest, *, vendor: str, text_tools: bool = False) -> dict[str, Any]:
+    """Keyword arguments for `client.chat.completions.create` (without `stream`). `text_tools`: the model takes no
+    native tools, so they are described in the system prompt and the history carries calls as text."""
+    text_tools = text_tools and bool(request.tools)
+    messages = build_messages(request.messages, vendor=vendor, model=request.model, text_tools=text_tools)
+    system = request.system or ""
+    if text_tools:
+        system = (system.rstrip() + "\n\n" if system.strip() else "") + tools_system_prompt(request.tools)
+    if system.strip():
+        messages.insert(0, {"role": "system", "content": system})
     params: dict[str, Any] = {"model": request.model, "messages": messages, "stream_options": {"include_usage": True}}
     max_tokens = request.max_tokens
     if effort := reasoning_effort(request, vendor):
         params["reasoning_effort"] = effort
         if max_tokens <= (request.thinking_budget or 0):  # the limit counts the reasoning too
             max_tokens = (request.thinking_budget or 0) + 4096
-    # OpenAI's newer models refuse `max_tokens`; the other vendors know only `max_tokens`.
-    params["max_completion_tokens" if vendor == "openai" else "max_tokens"] = max_tokens
-    if request.tools:
+    spec = spec_of(vendor)  # OpenAI's newer models refuse `max_tokens`; the other vendors know only `max_tokens`
+    params[spec.max_tokens_field if spec is not None else "max_tokens"] = max_tokens
+    if effort is None:  # reasoning models refuse sampling options
+        params.update(request.sampling_options())
+    if request.tools and not text_tools:
         params["tools"] = [
             {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
             for t in request.tools
@@ -175,90 +216,99 @@ class _Call:
     id: str = ""
     name: str = ""
     fragments: list[str] = field(default_factory=list)
-    index: int | None = None
-    """Its position in the message's blocks, given when the call starts (once its name is known)."""
+    started: bool = False
 
 
 class ChatCompletionsEventMapper:
-    """Maps `chat.completion.chunk`s (SDK objects or plain dicts) of choice 0 to unified events. Text and
-    thinking (`reasoning_content` of DeepSeek/Kimi/GLM, `reasoning` of OpenRouter/Groq) each form a block
-    until another kind of output starts; tool calls are merged by their `index` and end when the reply
-    finishes. `finish()` gives the closing `Done` once the stream has ended after a finish reason. A field of
-    the wrong type is read as absent."""
+    """Maps `chat.completion.chunk`s (plain dicts) of choice 0 to unified events through the parts manager. Thinking
+    (`reasoning_content` of DeepSeek/Kimi/GLM/vLLM, `reasoning` of OpenRouter/Groq) and text each form a part until
+    another kind of output starts; the content goes through the text protocol (`<think>` at the start of a reply is
+    thinking; with tools offered, calls written as text become calls); tool calls are keyed by their `index` and end
+    when the reply finishes. `finish()` gives the closing `Done` once the stream has ended after a finish reason. A
+    field of the wrong type is read as absent."""
 
-    def __init__(self, *, position: int = 0) -> None:
+    def __init__(self, *, position: int = 0, tool_names: Collection[str] | None = None, thinks_in_tags: bool = False) -> None:
         self.position = position
         """Where the reply sits in the conversation: seeds the ids made for calls that come without one."""
+        self.parts = Parts()
         self.usage = Usage()
         self.started = False
         self.finished = False
+        self.drained = False
+        """`[DONE]` arrived (set by the provider)."""
         self.finish_reason: str | None = None
         self._response_id = ""
-        self._blocks = 0
-        self._open: tuple[str, int] | None = None
         self._calls: dict[int, _Call] = {}
+        self.reader = TextReader(self.parts, think_tags=True, tool_names=tool_names,
+                                 lone_close_window=LONE_CLOSE_WINDOW if thinks_in_tags else 0)
 
-    def feed(self, chunk: Any) -> list[ev.Event]:
+    def feed(self, chunk: dict[str, Any]) -> list[ev.Event]:
+        if not isinstance(chunk, dict):  # the provider hands over JSON objects only; anything else says nothing
+            return []
         events: list[ev.Event] = []
         if not self.started:
             self.started = True
-            self._response_id = text_of(field_of(chunk, "id"))
-            events.append(ev.Start(model=text_of(field_of(chunk, "model")), provider_message_id=self._response_id))
-        for choice in list_of(field_of(chunk, "choices")):
-            if (field_of(choice, "index") or 0) != 0:
+            self._response_id = text_of(chunk.get("id"))
+            self.reader.id_salt = f"{self.position}/{self._response_id}"
+            events.append(ev.Start(model=text_of(chunk.get("model")), provider_message_id=self._response_id))
+        for choice in list_of(chunk.get("choices")):
+            choice = dict_of(choice)
+            if (choice.get("index") or 0) != 0:
                 continue
-            delta = field_of(choice, "delta")
-            if delta is not None and not self.finished:
+            delta = choice.get("delta")
+            if isinstance(delta, dict) and not self.finished:
                 events += self._on_delta(delta)
-            if usage := field_of(choice, "usage"):  # Moonshot puts the usage on the final choice
+            if usage := choice.get("usage"):  # Moonshot puts the usage on the final choice
                 events += self._on_usage(usage)
-            if (reason := text_of(field_of(choice, "finish_reason"))) and not self.finished:
+            if (reason := text_of(choice.get("finish_reason"))) and not self.finished:
                 self.finished, self.finish_reason = True, reason
-                events += self._close_all()
-        if usage := field_of(chunk, "usage"):
+                events += self.close()
+        if usage := chunk.get("usage"):
             events += self._on_usage(usage)
         return events
+
+    def close(self) -> list[ev.Event]:
+        """Everything still open ends: held-back text is given out, then the parts and calls close."""
+        events = self.reader.finish()
+        for wire in sorted(self._calls):
+            call = self._calls[wire]
+            if not call.started:  # a call whose name never came
+                events += self._start_call(wire, call)
+        return events + self.parts.close_all()
 
     def finish(self) -> list[ev.Event]:
         """The closing `Done` (nothing when no finish reason came: the reply was interrupted)."""
         if not self.finished or self.finish_reason is None:
             return []
         reason = FINISH_REASONS.get(self.finish_reason, self.finish_reason)
-        if reason == "end_turn" and self._calls:  # servers that end a tool-call reply with "stop"
+        if reason == "end_turn" and self.parts.calls_made:  # servers that end a tool-call reply with "stop"
             reason = "tool_use"
-        return [ev.Done(reason=reason, detail=FINISH_DETAILS.get(self.finish_reason, ""))]
+        detail = " ".join([FINISH_DETAILS.get(self.finish_reason, ""), *self.reader.problems]).strip()
+        return [ev.Done(reason=reason, detail=detail)]
 
-    def _on_delta(self, delta: Any) -> list[ev.Event]:
+    def _on_delta(self, delta: dict[str, Any]) -> list[ev.Event]:
         events: list[ev.Event] = []
-        if reasoning := text_of(field_of(delta, "reasoning_content")) or text_of(field_of(delta, "reasoning")):
-            events += self._stream("thinking", reasoning)
-        for key in ("content", "refusal"):
-            if text := text_of(field_of(delta, key)):
-                events += self._stream("text", text)
-        for call in list_of(field_of(delta, "tool_calls")):
-            events += self._on_tool_call(call)
+        if reasoning := text_of(delta.get("reasoning_content")) or text_of(delta.get("reasoning")):
+            events += self.parts.thinking(reasoning)
+        if text := text_of(delta.get("content")):
+            events += self.reader.feed(text)
+        if text := text_of(delta.get("refusal")):
+            events += self.parts.text(text)
+        for call in list_of(delta.get("tool_calls")):
+            if isinstance(call, dict):
+                events += self._on_tool_call(call)
         return events
 
-    def _stream(self, kind: str, text: str) -> list[ev.Event]:
-        events: list[ev.Event] = []
-        if self._open is None or self._open[0] != kind:
-            events += self._close_open()
-            self._open = (kind, self._new_index())
-            events.append(ev.TextStart(index=self._open[1]) if kind == "text" else ev.ThinkingStart(index=self._open[1]))
-        index = self._open[1]
-        events.append(ev.TextDelta(index=index, text=text) if kind == "text" else ev.ThinkingDelta(index=index, text=text))
-        return events
-
-    def _on_tool_call(self, raw: Any) -> list[ev.Event]:
-        wire = field_of(raw, "index")
-        call_id = text_of(field_of(raw, "id"))
+    def _on_tool_call(self, raw: dict[str, Any]) -> list[ev.Event]:
+        wire = raw.get("index")
+        call_id = text_of(raw.get("id"))
         if not isinstance(wire, int):  # a vendor that leaves out the index: a new id means a new call
             known = {c.id for c in self._calls.values()}
             latest = max(self._calls, default=-1)
             wire = latest + 1 if latest < 0 or (call_id and call_id not in known) else latest
-        function = field_of(raw, "function")
-        name = text_of(field_of(function, "name"))
-        arguments = field_of(function, "arguments")
+        function = dict_of(raw.get("function"))
+        name = text_of(function.get("name"))
+        arguments = function.get("arguments")
         if isinstance(arguments, dict):  # a vendor that sends the object instead of its JSON text
             arguments = json.dumps(arguments, ensure_ascii=False)
         arguments = text_of(arguments)
@@ -267,56 +317,27 @@ class ChatCompletionsEventMapper:
         call.name = call.name or name
         if arguments:
             call.fragments.append(arguments)
-        if call.index is None:
+        if not call.started:
             return self._start_call(wire, call) if call.name else []
-        return [ev.ToolCallDelta(index=call.index, partial_json=arguments)] if arguments else []
+        return self.parts.call_delta(wire, arguments)
 
     def _start_call(self, wire: int, call: _Call) -> list[ev.Event]:
-        events = self._close_open()
-        call.index = self._new_index()
-        call.id = call.id or self._made_id(wire)
-        events.append(ev.ToolCallStart(index=call.index, tool_call_id=call.id, name=call.name))
-        if call.fragments:
-            events.append(ev.ToolCallDelta(index=call.index, partial_json="".join(call.fragments)))
-        return events
-
-    def _made_id(self, wire: int) -> str:
-        """A stable id for a call the vendor sent without one (same reply, same id)."""
-        return stable_call_id(wire, "", {}, salt=f"{self.position}/{self._response_id}")
-
-    def _close_open(self) -> list[ev.Event]:
-        if self._open is None:
-            return []
-        (kind, index), self._open = self._open, None
-        return [ev.TextEnd(index=index) if kind == "text" else ev.ThinkingEnd(index=index, signature="")]
-
-    def _close_all(self) -> list[ev.Event]:
-        events = self._close_open()
-        for wire in sorted(self._calls):
-            call = self._calls[wire]
-            if call.index is None:  # a call whose name never came
-                events += self._start_call(wire, call)
-            events.append(ev.ToolCallEnd(index=call.index, arguments=parse_arguments("".join(call.fragments))))
-        return events
-
-    def _new_index(self) -> int:
-        self._blocks += 1
-        return self._blocks - 1
+        call.started = True
+        call.id = call.id or stable_call_id(wire, "", {}, salt=f"{self.position}/{self._response_id}")
+        events = self.reader.flush() + self.parts.start_call(wire, call.id, call.name)
+        return events + self.parts.call_delta(wire, "".join(call.fragments))
 
     def _on_usage(self, raw: Any) -> list[ev.Event]:
-        prompt = field_of(raw, "prompt_tokens_details")
-        completion = field_of(raw, "completion_tokens_details")
-        cached = (
-            (field_of(prompt, "cached_tokens") if prompt is not None else None)
-            or field_of(raw, "prompt_cache_hit_tokens")  # DeepSeek
-            or field_of(raw, "cached_tokens")  # Moonshot
-        )
+        raw = dict_of(raw)
+        prompt, completion = dict_of(raw.get("prompt_tokens_details")), dict_of(raw.get("completion_tokens_details"))
+        cached = (prompt.get("cached_tokens") or raw.get("prompt_cache_hit_tokens")  # DeepSeek
+                  or raw.get("cached_tokens"))  # Moonshot
         for ours, value in (
-            ("input_tokens", field_of(raw, "prompt_tokens")),
-            ("output_tokens", field_of(raw, "completion_tokens")),
+            ("input_tokens", raw.get("prompt_tokens")),
+            ("output_tokens", raw.get("completion_tokens")),
             ("cache_read_tokens", cached),
-            ("cache_write_tokens", field_of(prompt, "cache_write_tokens") if prompt is not None else None),
-            ("reasoning_tokens", field_of(completion, "reasoning_tokens") if completion is not None else None),
+            ("cache_write_tokens", prompt.get("cache_write_tokens")),
+            ("reasoning_tokens", completion.get("reasoning_tokens")),
         ):
             if (count := count_of(value)) is not None:
                 setattr(self.usage, ours, count)

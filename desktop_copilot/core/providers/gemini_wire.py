@@ -18,6 +18,7 @@ from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.conversation.models import Message, RawBlock, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
+from desktop_copilot.core.providers.parts import Parts
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
 
@@ -216,7 +217,10 @@ def build_body(request: ProviderRequest) -> dict[str, Any]:
         body["systemInstruction"] = {"parts": [{"text": request.system}]}
     if request.tools:
         body["tools"] = [{"functionDeclarations": [function_declaration(t) for t in request.tools]}]
-    config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
+    sampling = request.sampling_options()
+    config: dict[str, Any] = {"maxOutputTokens": request.max_tokens,
+                              **({"temperature": sampling["temperature"]} if "temperature" in sampling else {}),
+                              **({"topP": sampling["top_p"]} if "top_p" in sampling else {})}
     if request.thinking_budget:
         config["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": request.thinking_budget}
         if request.max_tokens <= request.thinking_budget:  # thoughts count against maxOutputTokens
@@ -291,17 +295,10 @@ def _assign(args: dict[str, Any], steps: list[str | int], value: Any, append: bo
 
 
 @dataclass
-class _Block:
-    kind: str  # "text" | "thinking"
-    index: int
-    signature: str = ""
-
-
-@dataclass
 class _StreamedCall:
     """A call whose arguments arrive as `partialArgs` (Vertex's streamed function-call arguments)."""
 
-    index: int
+    key: int
     call_id: str
     name: str
     signature: str
@@ -311,21 +308,25 @@ class _StreamedCall:
 
 
 class GeminiEventMapper:
-    """Maps streamed `GenerateContentResponse` chunks (plain dicts) to unified events. Gemini streams each part
-    in pieces across chunks with no index: consecutive text (or thought) pieces form one block, and a function
-    call arrives whole in one part (or, on Vertex, as `partialArgs` ended by an empty `functionCall`). The finish
-    reason is kept until `finish()` at the end of the stream, so late usage still comes before `done`. A field of
-    the wrong type is read as absent."""
+    """Maps streamed `GenerateContentResponse` chunks (plain dicts) to unified events through the parts manager.
+    Gemini streams each part in pieces across chunks with no index: consecutive text (or thought) pieces form one
+    part, and a function call arrives whole in one part (or, on Vertex, as `partialArgs` ended by an empty
+    `functionCall`). The finish reason is kept until `finish()` at the end of the stream, so late usage still comes
+    before `done`. A field of the wrong type is read as absent."""
+
+    drained = False
+    """Every chunk is read to the body's end: usage may follow the finish reason."""
 
     def __init__(self) -> None:
+        self.parts = Parts()
         self.usage = Usage()
         self.started = False
         self.finished = False
         self.finish_reason: str | None = None
         self.finish_message = ""
         self.block_reason: str | None = None
-        self._next_index = 0
-        self._open: _Block | None = None
+        self._signature = ""
+        """The signature of the open text or thought part."""
         self._streamed: _StreamedCall | None = None
         self._calls = 0
         self._response_id = ""
@@ -355,14 +356,16 @@ class GeminiEventMapper:
             self.finish_message = text_of(feedback.get("blockReasonMessage"))
         return events
 
+    def close(self) -> list[ev.Event]:
+        """Everything open ends (the text part with its signature, a streamed call)."""
+        return self._close_all() + self.parts.close_all()
+
     def finish(self, interruption: str = "The stream ended before Gemini said the reply was finished") -> list[ev.Event]:
-        """The closing events at the end of the stream: open blocks closed, then `done` (or the error a finish
+        """The closing events at the end of the stream: open parts closed, then `done` (or the error a finish
         reason means); without a finish reason, an `interrupted` error that keeps the partial reply."""
-        events = self._close()
+        events = self.close()
         if not self.finished:
             return [*events, ev.Error(reason="interrupted", message=f"{interruption}. The partial reply was kept.")]
-        if self._streamed is not None:
-            events += self._end_streamed()
         if self.block_reason:
             return [*events, ev.Done(reason="refusal", detail=refusal_words(self.block_reason, self.finish_message, prompt=True))]
         reason = self.finish_reason or "STOP"
@@ -385,51 +388,41 @@ class GeminiEventMapper:
         other = {k: v for k, v in part.items() if k not in ("thought",)}
         if not other:
             return []
-        events = self._close_all()
-        return [*events, ev.RawBlockEvent(index=self._new_index(), data={"type": OTHER_PART, **other})]
-
-    def _new_index(self) -> int:
-        self._next_index += 1
-        return self._next_index - 1
+        return [*self._close_all(), *self.parts.raw({"type": OTHER_PART, **other})]
 
     def _text(self, text: str, signature: str, *, thinking: bool) -> list[ev.Event]:
-        """A piece of text or thought: it continues the open block of its kind, else starts one. A text block
-        keeps the first signature that comes with its pieces; a signature ends a run of thought pieces."""
+        """A piece of text or thought: it continues the open part of its kind, else starts one. A text part keeps
+        the first signature that comes with its pieces; a signature ends a run of thought pieces."""
         kind = "thinking" if thinking else "text"
-        block = self._open
-        delta = ev.ThinkingDelta if thinking else ev.TextDelta
-        if block is not None and block.kind == kind and not (signature and block.signature and signature != block.signature):
-            events: list[ev.Event] = [delta(index=block.index, text=text)] if text else []
-            block.signature = block.signature or signature
+        parts = self.parts
+        if parts.open_kind == kind and not (signature and self._signature and signature != self._signature):
+            events = parts.thinking(text) if thinking else parts.text(text)
+            self._signature = self._signature or signature
         else:
             if not text and not signature:
                 return []
             events = self._close_all()
             if not text and not thinking:  # a signature on an empty text part of its own
-                data = {"type": SIGNATURE_BLOCK, "thoughtSignature": signature, "signs": "part"}
-                return [*events, ev.RawBlockEvent(index=self._new_index(), data=data)]
-            self._open = block = _Block(kind, self._new_index(), signature)
-            events.append(ev.ThinkingStart(index=block.index) if thinking else ev.TextStart(index=block.index))
-            events += [delta(index=block.index, text=text)] if text else []
-        if thinking and block.signature:
+                return [*events, *parts.raw({"type": SIGNATURE_BLOCK, "thoughtSignature": signature, "signs": "part"})]
+            self._signature = signature
+            events += parts.open_part(kind) + (parts.thinking(text) if thinking else parts.text(text))
+        if thinking and self._signature:
             events += self._close()
         return events
 
     def _close(self) -> list[ev.Event]:
-        """End the open text or thinking block (with its signature)."""
-        block, self._open = self._open, None
-        if block is None:
-            return []
-        if block.kind == "thinking":
-            return [ev.ThinkingEnd(index=block.index, signature=block.signature)]
-        events: list[ev.Event] = [ev.TextEnd(index=block.index)]
-        if block.signature:
-            data = {"type": SIGNATURE_BLOCK, "thoughtSignature": block.signature, "signs": "text"}
-            events.append(ev.RawBlockEvent(index=self._new_index(), data=data))
+        """End the open text or thought part (with its signature)."""
+        kind, signature, self._signature = self.parts.open_kind, self._signature, ""
+        if kind == "thinking":
+            self.parts.sign(signature)
+            return self.parts.close_open()
+        events = self.parts.close_open()
+        if kind == "text" and signature:
+            events += self.parts.raw({"type": SIGNATURE_BLOCK, "thoughtSignature": signature, "signs": "text"})
         return events
 
     def _close_all(self) -> list[ev.Event]:
-        """End whatever is open before a new block starts (always before its index is taken)."""
+        """End whatever is open before a new part starts."""
         return [*self._close(), *self._end_streamed()]
 
     def _function_call(self, call: dict[str, Any], signature: str) -> list[ev.Event]:
@@ -443,19 +436,16 @@ class GeminiEventMapper:
         if not name:
             return []
         events = self._close_all()
-        index, position = self._new_index(), self._calls
+        position = self._calls
         self._calls += 1
         call_id = text_of(call.get("id")) or stable_call_id(position, name, {}, salt=self._response_id or self._nonce)
         fields = {"thoughtSignature": signature} if signature else {}
         if call.get("willContinue") or call.get("partialArgs"):
-            self._streamed = _StreamedCall(index, call_id, name, signature)
+            self._streamed = _StreamedCall(position, call_id, name, signature)
             self._apply_partial(self._streamed, list_of(call.get("partialArgs")))
-            events.append(ev.ToolCallStart(index=index, tool_call_id=call_id, name=name, provider_fields=fields))
+            events += self.parts.start_call(position, call_id, name, provider_fields=fields)
             return events if call.get("willContinue") else events + self._end_streamed()
-        args = dict_of(call.get("args"))
-        return [*events, ev.ToolCallStart(index=index, tool_call_id=call_id, name=name, arguments=dict(args),
-                                          provider_fields=fields),
-                ev.ToolCallEnd(index=index, arguments=dict(args))]
+        return [*events, *self.parts.whole_call(position, call_id, name, dict_of(call.get("args")), provider_fields=fields)]
 
     @staticmethod
     def _apply_partial(call: _StreamedCall, pieces: list[Any]) -> None:
@@ -486,9 +476,9 @@ class GeminiEventMapper:
             return []
         events: list[ev.Event] = []
         if call.signed_late:  # the signature came after the start: the call is started again with it
-            events.append(ev.ToolCallStart(index=call.index, tool_call_id=call.call_id, name=call.name,
-                                           provider_fields={"thoughtSignature": call.signature}))
-        return [*events, ev.ToolCallEnd(index=call.index, arguments=call.args)]
+            events += self.parts.start_call(call.key, call.call_id, call.name, provider_fields={"thoughtSignature": call.signature},
+                                            restart=True)
+        return [*events, *self.parts.end_call(call.key, call.args)]
 
     def _update_usage(self, meta: Any) -> bool:
         """Take the counts of `usageMetadata` (each chunk's are totals so far); whether they changed."""

@@ -1,11 +1,13 @@
 """Ollama `/api/chat` wire format: domain history to the request body, and NDJSON lines to unified events.
 
-Native tool calls arrive whole (no deltas, often without ids); for models without native tools the
-prompt protocol of `prompt_tools` is used instead, in both directions."""
+Native tool calls arrive whole (no deltas, often without ids); for models without native tools the text protocol
+(core/providers/text_protocol/) is used instead, in both directions, and it also reads thinking and calls that a
+model writes as text."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
@@ -13,12 +15,11 @@ from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from desktop_copilot.core.providers.attachment_limits import limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest
-from desktop_copilot.core.providers.prompt_tools import (
-    PromptToolParser,
-    format_tool_call,
-    format_tool_results,
-    tools_system_prompt,
-)
+from desktop_copilot.core.providers.parts import Parts
+from desktop_copilot.core.providers.text_protocol.call_formats import TEXT_FORM_FIELD
+from desktop_copilot.core.providers.text_protocol.reader import TextReader
+from desktop_copilot.core.providers.text_protocol.think_tags import LONE_CLOSE_WINDOW
+from desktop_copilot.core.providers.text_protocol.writing import call_text, results_text, tools_system_prompt
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
@@ -50,14 +51,14 @@ def _native_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
 
 
 def _prompt_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
-    """The prompt-protocol form: calls written as `<tool_call>` text where they were made, and the
-    results as a user message of `<tool_result>`s."""
+    """The text form: each call written where it was made, in the form the model used (`<tool_call>` for a native
+    one), and the results as a user message of `<tool_response>`s."""
     parts = []
     for block in message.blocks:
         if isinstance(block, TextBlock) and block.text.strip():
             parts.append(block.text)
         elif isinstance(block, ToolCallBlock):
-            parts.append(format_tool_call(block.name, block.arguments))
+            parts.append(call_text(block.name, block.arguments, str(block.provider_fields.get(TEXT_FORM_FIELD) or "hermes")))
     turns: list[dict[str, Any]] = []
     if parts:
         turn: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(parts)}
@@ -66,7 +67,7 @@ def _prompt_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
             turn["thinking"] = thinking
         turns.append(turn)
     if message.tool_calls:
-        turns.append({"role": "user", "content": format_tool_results(message.tool_calls)})
+        turns.append({"role": "user", "content": results_text(message.tool_calls)})
     return turns
 
 
@@ -86,7 +87,8 @@ def build_messages(request: ProviderRequest, *, prompt_tools: bool = False) -> l
             added = [{"role": "user", "content": text, **({"images": images} if images else {})}] if text or images else []
         else:
             own = written_by(message, request.provider)
-            added = _prompt_assistant(message, own) if prompt_tools else _native_assistant(message, own)
+            as_text = prompt_tools or (own and any(TEXT_FORM_FIELD in call.provider_fields for call in message.tool_calls))
+            added = _prompt_assistant(message, own) if as_text else _native_assistant(message, own)
         for turn in added:
             if turn["role"] == "user" and turns and turns[-1]["role"] == "user":
                 last = turns[-1]
@@ -108,7 +110,7 @@ def build_body(request: ProviderRequest, *, prompt_tools: bool = False, think_su
         "stream": True,
         # Sent either way: a thinking model thinks unless told not to.
         "think": bool(request.thinking_budget) and think_supported,
-        "options": {"num_predict": request.max_tokens},
+        "options": {"num_predict": request.max_tokens, **request.sampling_options()},
     }
     if request.tools and not prompt_tools:
         body["tools"] = [
@@ -136,67 +138,61 @@ def _arguments(value: Any) -> tuple[dict[str, Any], str]:
 
 
 class OllamaEventMapper:
-    """Maps the NDJSON lines of one `/api/chat` stream to unified events. `message.thinking` and
-    `message.content` open blocks in the order they come; `message.tool_calls` arrive whole; the line
-    with `done: true` carries the stop reason and token counts. With `prompt_tools`, the content goes
-    through a `PromptToolParser` so calls written as text become tool calls. A field of the wrong type is read as
-    absent."""
+    """Maps the NDJSON lines of one `/api/chat` stream to unified events through the parts manager.
+    `message.thinking` and `message.content` open parts in the order they come (the content read by the text
+    protocol: `<think>` at the start is thinking; with tools offered, calls written as text become calls);
+    `message.tool_calls` arrive whole; the line with `done: true` carries the stop reason and token counts. A field
+    of the wrong type is read as absent."""
 
-    def __init__(self, *, prompt_tools: bool = False) -> None:
+    def __init__(self, *, prompt_tools: bool = False, tool_names: Collection[str] | None = None, thinks_in_tags: bool = False) -> None:
+        self.parts = Parts()
         self.usage = Usage()
         self.started = False
         self.finished = False
         self.failed = False
-        self._next = 0
-        self._text: int | None = None
-        self._thinking: int | None = None
         self._calls = 0
         self._salt = ""
-        self._parser = PromptToolParser(self._allocate) if prompt_tools else None
+        names = tool_names if tool_names is not None else ([] if prompt_tools else None)
+        self.reader = TextReader(self.parts, think_tags=True, tool_names=names,
+                                 lone_close_window=LONE_CLOSE_WINDOW if thinks_in_tags else 0)
 
-    def _allocate(self) -> int:
-        self._next += 1
-        return self._next - 1
+    @property
+    def drained(self) -> bool:
+        return self.finished or self.failed
 
     @property
     def tool_calls(self) -> int:
-        return self._calls + (self._parser.calls if self._parser else 0)
+        return self.parts.calls_made
 
     def feed(self, line: dict[str, Any]) -> list[ev.Event]:
-        message = line.get("message")
-        if (self._text is not None and self._parser is None and type(message) is dict and not line.get("done")
-                and not line.get("error") and not message.get("thinking") and not message.get("tool_calls")):
-            content = message.get("content")  # most lines: more of the open text block, and nothing else
-            return [ev.TextDelta(index=self._text, text=clean_text(content))] if content and isinstance(content, str) else []
         if line.get("error"):
             return self.fail(_error_text(line["error"]))
         events: list[ev.Event] = []
         if not self.started:
             self.started = True
-            self._salt = text_of(line.get("created_at"))
-            if self._parser is not None:
-                self._parser.id_salt = self._salt
+            self._salt = self.reader.id_salt = text_of(line.get("created_at"))
             events.append(ev.Start(model=text_of(line.get("model"))))
         message = dict_of(line.get("message"))
         if thinking := text_of(message.get("thinking")):
-            events += self._end_text()
-            if self._thinking is None:
-                self._thinking = self._allocate()
-                events.append(ev.ThinkingStart(index=self._thinking))
-            events.append(ev.ThinkingDelta(index=self._thinking, text=thinking))
+            events += self.reader.flush() + self.parts.thinking(thinking)
         if content := text_of(message.get("content")):
-            events += self._end_thinking() + self._content(content)
+            events += self.reader.feed(content)
         for call in list_of(message.get("tool_calls")):
-            events += self._end_thinking() + self._end_text() + self._tool_call(call)
+            events += self.reader.flush() + self._tool_call(call)
         if line.get("done"):
             events += self.close()
             self._update_usage(line)
             self.finished = True
-            events += [ev.UsageUpdate(usage=self.usage.model_copy()), ev.Done(reason=self._stop_reason(line.get("done_reason")))]
+            detail = " ".join(self.reader.problems)
+            events += [ev.UsageUpdate(usage=self.usage.model_copy()), ev.Done(reason=self._stop_reason(line.get("done_reason")), detail=detail)]
         return events
 
+    def finish(self) -> list[ev.Event]:
+        """Nothing more: the `done` line gave the closing events."""
+        return []
+
     def fail(self, detail: str) -> list[ev.Event]:
-        """An `{"error": …}` line: the open blocks are closed and the message fails, its partial kept."""
+        """An `{"error": …}` line: the open parts are closed and the message fails, its partial kept."""
         self.failed = True
         if self.started:
             words = f"Ollama reported an error mid-reply: {detail}. The partial reply was kept."
@@ -205,33 +201,8 @@ class OllamaEventMapper:
         return [*self.close(), ev.Error(reason="error", message=words)]
 
     def close(self) -> list[ev.Event]:
-        """End events for every open block (at the end of the stream, or before an error)."""
-        events = self._end_thinking()
-        if self._parser is not None:
-            return events + self._parser.finish()
-        return events + self._end_text()
-
-    def _content(self, text: str) -> list[ev.Event]:
-        if self._parser is not None:
-            return self._parser.feed(text)
-        if self._text is None:
-            self._text = self._allocate()
-            return [ev.TextStart(index=self._text), ev.TextDelta(index=self._text, text=text)]
-        return [ev.TextDelta(index=self._text, text=text)]
-
-    def _end_text(self) -> list[ev.Event]:
-        if self._parser is not None:
-            return self._parser.end_text()
-        if self._text is None:
-            return []
-        index, self._text = self._text, None
-        return [ev.TextEnd(index=index)]
-
-    def _end_thinking(self) -> list[ev.Event]:
-        if self._thinking is None:
-            return []
-        index, self._thinking = self._thinking, None
-        return [ev.ThinkingEnd(index=index)]
+        """End events for every open part (at the end of the stream, or before an error)."""
+        return self.reader.finish() + self.parts.close_all()
 
     def _tool_call(self, call: Any) -> list[ev.Event]:
         function = call.get("function") if isinstance(call, dict) else None
@@ -241,10 +212,7 @@ class OllamaEventMapper:
         arguments, raw = _arguments(function.get("arguments"))
         call_id = text_of(call.get("id")) or stable_call_id(self._calls, name, {"raw": raw} if raw else arguments, self._salt)
         self._calls += 1
-        index = self._allocate()
-        kept = [ev.ToolCallDelta(index=index, partial_json=raw)] if raw else []
-        return [ev.ToolCallStart(index=index, tool_call_id=call_id, name=name, arguments=dict(arguments)), *kept,
-                ev.ToolCallEnd(index=index, arguments=arguments)]
+        return self.parts.whole_call(("native", self._calls), call_id, name, arguments, raw=raw)
 
     def _stop_reason(self, done_reason: Any) -> str:
         reason = text_of(done_reason) or "stop"

@@ -59,6 +59,11 @@ class Parts:
     def open_index(self) -> int | None:
         return self._open.index if self._open is not None else None
 
+    @property
+    def open_key(self) -> Hashable:
+        """The key of the open text or thinking part (None when none is open, or it has none)."""
+        return self._open.key if self._open is not None else None
+
     # --- text and thinking ---
 
     def text(self, text: str, *, key: Hashable = None) -> list[ev.Event]:

@@ -10,12 +10,15 @@ SSEvent = tuple[str, bytes]
 class SSEReader:
     """Feed it the body's chunks; it returns each event once its blank line has arrived. Lines may end with LF,
     CRLF or CR, split anywhere across chunks; comments and the `id:` and `retry:` fields are ignored, and one
-    space after a field's colon is dropped (the SSE rules). A block with no name and no data is not an event."""
+    space after a field's colon is dropped (the SSE rules). A block with no name and no data is not an event.
+    `keep_other_lines`: lines that are no SSE field are kept as the data of an event named "" (how Google writes an
+    error object into a stream, outside `data:` lines)."""
 
-    __slots__ = ("_tail",)
+    __slots__ = ("_tail", "_other")
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_other_lines: bool = False) -> None:
         self._tail = b""
+        self._other = keep_other_lines
 
     def feed(self, chunk: bytes) -> list[SSEvent]:
         data = self._tail + chunk if self._tail else chunk
@@ -29,21 +32,21 @@ class SSEReader:
             return []
         blocks = data.split(b"\n\n")
         self._tail = blocks.pop() + held_cr
-        return [event for block in blocks if block and (event := _event(block)) is not None]
+        return [event for block in blocks if block and (event := _event(block, self._other)) is not None]
 
     def close(self) -> list[SSEvent]:
         """The last event when the body ended without its blank line (what is left, read as a whole event)."""
         tail, self._tail = self._tail.replace(b"\r\n", b"\n").replace(b"\r", b"\n").strip(b"\n"), b""
-        event = _event(tail) if tail else None
+        event = _event(tail, self._other) if tail else None
         return [event] if event is not None else []
 
 
-def _event(block: bytes) -> SSEvent | None:
+def _event(block: bytes, keep_other_lines: bool = False) -> SSEvent | None:
     if block.startswith(b"data:") and b"\n" not in block:  # the usual event: one data line, no name
         value = block[5:]
         value = value[1:] if value[:1] == b" " else value
         return ("", value) if value else None  # `data:` alone is no event, as below
-    name, data = "", []
+    name, data, other = "", [], []
     for line in block.split(b"\n"):
         if line.startswith(b"data:"):
             value = line[5:]
@@ -53,6 +56,10 @@ def _event(block: bytes) -> SSEvent | None:
         elif line.startswith(b"event:"):
             value = line[6:]
             name = (value[1:] if value[:1] == b" " else value).decode("utf-8", "replace")
+        elif keep_other_lines and line and not line.startswith((b":", b"id:", b"retry:")):
+            other.append(line)
+    if other and not data:
+        return "", b"\n".join(other)
     joined = b"\n".join(data)
     return (name, joined) if name or joined else None
 

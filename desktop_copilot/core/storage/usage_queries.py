@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from desktop_copilot.core.conversation.models import Usage
-from desktop_copilot.core.providers.catalog import CACHE_APART_PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 
@@ -53,7 +53,7 @@ def usage_rows(
     """The replies' usage summed per (local day, provider, model, prompt band), oldest day first. `since` (a Unix
     time) and `conversation_id` narrow it; `earlier_versions` adds the replies archived by an edit or regenerate."""
     parts = [_replies_sql(archived=False)] + ([_replies_sql(archived=True)] if earlier_versions else [])
-    apart = sorted(CACHE_APART_PROVIDERS)
+    apart = sorted(spec.id for spec in PROVIDERS.values() if spec.cache_apart)  # their input leaves the cache out
     prompt = ("input_tokens + CASE WHEN provider IS NULL OR provider = '' OR provider IN ({}) "
               "THEN cache_read_tokens + cache_write_tokens ELSE 0 END").format(", ".join("?" * len(apart)))
     band = " + ".join(f"(({prompt}) > ?)" for _ in prompt_bands) or "0"

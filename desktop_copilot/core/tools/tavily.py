@@ -1,4 +1,4 @@
-"""`tavily_search`: web search through the Tavily API, offered only when a Tavily key is set."""
+"""`tavily_search`: web search through the Tavily API, offered only when a Tavily key is set; and testing a Tavily key."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from desktop_copilot.core.keys.key_check import CHECK_TIMEOUT, KeyCheck
+from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext, ToolError
 
 DEFAULT_TAVILY_BASE_URL = "https://api.tavily.com"
@@ -65,3 +67,31 @@ class TavilySearch(PydanticTool):
             raise ToolError("Tavily answered with something that is not JSON.") from None
         return format_results(args.query, results)
 
+
+
+async def check_tavily_key(secret: Secret, base_url: str | None) -> KeyCheck:
+    """`GET /usage`: proves the key without spending a search credit."""
+    import httpx
+
+    url = f"{(base_url or DEFAULT_TAVILY_BASE_URL).rstrip('/')}/usage"
+    try:
+        async with httpx.AsyncClient(timeout=CHECK_TIMEOUT) as http:
+            response = await http.get(url, headers={"Authorization": f"Bearer {secret.reveal()}"})
+    except httpx.HTTPError as exc:
+        return KeyCheck(False, secret.redact(f"Could not reach Tavily at {url} ({type(exc).__name__})."))
+    if response.status_code in (401, 403):
+        return KeyCheck(False, f"Tavily rejected the key ({response.status_code}). Check the key at app.tavily.com.")
+    if response.status_code >= 400:
+        return KeyCheck(False, f"Tavily answered {response.status_code}: {secret.redact(response.text)[:200]}")
+    return KeyCheck(True, "Key works" + _credits(response) + ".")
+
+
+def _credits(response) -> str:
+    try:
+        key = response.json().get("key") or {}
+        used, limit = key.get("usage"), key.get("limit")
+    except (ValueError, AttributeError):
+        return ""
+    if isinstance(used, int) and isinstance(limit, int):
+        return f" — {used:,} of {limit:,} credits used"
+    return f" — {used:,} credits used" if isinstance(used, int) else ""

@@ -11,12 +11,12 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop_copilot.core.conversation.models import Message, Usage
-from desktop_copilot.core.providers.catalog import CACHE_APART_PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS, spec_of
 
 PRICES_TAKEN = "2026-02"
 """When the shipped prices were taken from the vendors' price pages (standard tier, pay as you go)."""
-LOCAL_PROVIDERS = frozenset({"ollama"})
-"""Providers that run on the user's machine: their replies cost nothing."""
+LOCAL_PROVIDERS = frozenset(spec.id for spec in PROVIDERS.values() if spec.local)
+"""Providers that run on the user's machine (the provider table): their replies cost nothing."""
 PER_TOKENS = 1_000_000
 
 
@@ -267,7 +267,8 @@ def input_includes_cache(provider: str | None) -> bool:
     """Whether the provider's input count already holds the cached tokens. Anthropic reports cache reads and
     writes beside `input_tokens`; Chat Completions (OpenAI, DeepSeek, Moonshot, OpenRouter, a custom
     endpoint), Gemini and Ollama count them inside it."""
-    return bool(provider) and provider not in CACHE_APART_PROVIDERS  # another id: Chat Completions, Gemini, Ollama
+    spec = spec_of(provider)  # a reply without a provider is Anthropic's; an added endpoint is Chat Completions
+    return not (spec is not None and spec.cache_apart)
 
 
 def billed_counts(usage: Usage, provider: str | None) -> TokenCounts:

@@ -104,7 +104,7 @@ async def show_startup_notices(window: QMainWindow) -> None:
     if problems:
         window.banner.show_error("\n\n".join(problems))
     default = runtime.spec(runtime.config.provider)
-    if default.key_name is None or await off_gui_thread(runtime.keys.has, default.key_name):
+    if not default.needs_key or await off_gui_thread(runtime.keys.has, default.key_name):
         return
     if default.id == "anthropic":
         open_settings(window, "keys", first_run_intro())

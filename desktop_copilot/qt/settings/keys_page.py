@@ -10,11 +10,14 @@ from collections.abc import Callable
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from desktop_copilot.core.key_check import KeyCheck, check_key
+from desktop_copilot.core.keys.key_check import KeyCheck
+from desktop_copilot.core.provider_table import PROVIDERS as PROVIDER_TABLE
+from desktop_copilot.core.providers.key_test import check_provider_key
+from desktop_copilot.core.tools.tavily import check_tavily_key
 from desktop_copilot.core.keys.key_values import KeyValueError, clean_key_value
 from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, KeyStoreError
-from desktop_copilot.core.providers.catalog import PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.keys.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
@@ -195,7 +198,12 @@ class KeysPage(QWidget):
         field.set_busy(True)
         field.show_message(self.tr("Testing the typed key…") if typed.strip() else self.tr("Testing the key in use…"), "busy")
         try:
-            result = await check_key(name, secret, anthropic_base_url=anthropic_url, tavily_base_url=tavily_url)
+            if name in PROVIDER_TABLE:  # a provider's key: tested as every provider's is, by listing its models
+                spec = PROVIDER_TABLE[name]
+                result = await check_provider_key(spec, secret, anthropic_url if name == "anthropic" and anthropic_url else
+                                                  self.runtime.base_url(spec))
+            else:
+                result = await check_tavily_key(secret, tavily_url)
         finally:
             field.set_busy(False)
         field.show_message(("✓ " if result.ok else "") + result.message, "ok" if result.ok else "error")

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_copilot.core.config.app_config import DEFAULT_MODEL, MAX_TOKENS_ENV, parse_max_tokens
-from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS, ModelListError, list_model_ids
+from desktop_copilot.core.provider_table import PROVIDERS
+from desktop_copilot.core.providers.key_test import check_provider_key
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.config.settings import ModelsCache, Settings
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
@@ -189,13 +190,15 @@ class ModelsPage(QWidget):
             return False
         self.refresh_button.setEnabled(False)
         self._show_list_state(self.tr("Asking the API for models…"), "busy")
+        spec = PROVIDERS["anthropic"]
         try:
-            ids = await list_model_ids(found.secret, self.base_url())
-        except ModelListError as exc:
-            self._show_list_state(f"{exc} " + (self.tr("Showing the cached list.") if self._cached else self.tr("Showing the built-in list.")), "error")
-            return False
+            listed = await check_provider_key(spec, found.secret, self.base_url() or self.runtime.base_url(spec))
         finally:
             self.refresh_button.setEnabled(True)
+        if not listed.ok:
+            self._show_list_state(f"{listed.message} " + (self.tr("Showing the cached list.") if self._cached else self.tr("Showing the built-in list.")), "error")
+            return False
+        ids = listed.model_ids
         self.set_model_ids(ids, datetime.now(timezone.utc))
         self.sig_models_fetched.emit(ids)
         return True
@@ -256,7 +259,7 @@ def _initial_ids(settings: Settings) -> tuple[list[str], datetime | None]:
     cache: ModelsCache | None = settings.models_cache
     if cache and cache.model_ids:
         return cache.model_ids, cache.fetched_at
-    return list(dict.fromkeys([DEFAULT_MODEL, *FALLBACK_MODEL_IDS])), None
+    return list(dict.fromkeys([DEFAULT_MODEL, *PROVIDERS["anthropic"].fallback_models])), None
 
 
 def _max_tokens_override(raw: str) -> str:

@@ -15,8 +15,10 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QPushButton, 
 
 from desktop_copilot.core.bootstrap import effective_config
 from desktop_copilot.core.keys.key_values import KeyValueError, clean_key_value
-from desktop_copilot.core.providers.catalog import DEFAULT_PROVIDER, PROVIDERS, custom_spec
+from desktop_copilot.core.provider_table import DEFAULT_PROVIDER, PROVIDERS, custom_spec
 from desktop_copilot.core.keys.redaction import redact
+from desktop_copilot.core.providers.factory import SDK_MODULES
+from desktop_copilot.core.providers.streaming import ProviderError
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
 from desktop_copilot.core.keys.secrets import KNOWN_KEYS, FoundKey, KeyLookup
 from desktop_copilot.core.config.settings import CustomProvider, Settings
@@ -30,33 +32,18 @@ from desktop_copilot.qt.settings.styles import set_kind
 log = logging.getLogger(__name__)
 
 TEST_TIMEOUT = 30.0
-SDKS = {"anthropic": "anthropic", "chat_completions": "openai", "gemini": "httpx", "ollama": "httpx"}
-"""What a provider's first request imports (an SDK takes about a second): imported off the GUI thread first."""
 PROVIDER_ENV = "DESKTOP_COPILOT_PROVIDER"
 
 
 def describe_failure(row: ProviderRow, url: str, exc: BaseException) -> str:
-    """Why listing the models failed, in words and without a key."""
-    spec, status = row.spec, getattr(exc, "status_code", None)
-    names = {c.__name__ for c in type(exc).__mro__}
+    """Why listing the models failed, in words and without a key (a provider's own errors are in words already)."""
+    spec = row.spec
     if isinstance(exc, MissingKeyError):
         text = QCoreApplication.translate("ProvidersPage", "No key: paste one above and press Save (or Test it as typed).")
-    elif status is not None and hasattr(exc, "body"):  # the openai and anthropic SDKs' APIStatusError
-        if spec.wire == "anthropic":
-            from desktop_copilot.core.providers.anthropic_provider import describe_status_error as describe
-            text = describe(status, exc.body, getattr(exc, "message", str(exc)))
-        else:
-            from desktop_copilot.core.providers.chat_completions_provider import describe_status_error
-            text = describe_status_error(spec.id, status, exc.body, getattr(exc, "message", str(exc)))
-    elif "HTTPStatusError" in names:  # httpx (Ollama)
-        text = QCoreApplication.translate("ProvidersPage", "{provider} answered {status} at {url}.").format(provider=spec.label,
-            status=exc.response.status_code, url=url)
-    elif status is not None:  # Gemini's errors are already in words
+    elif isinstance(exc, ProviderError):
         text = str(exc)
-    elif names & {"APIConnectionError", "TransportError", "TimeoutError", "TimeoutException"}:
-        cause = exc.__cause__ or exc.__context__
-        text = QCoreApplication.translate("ProvidersPage", "Could not reach {provider} at {url} ({error}).").format(provider=spec.label, url=url,
-            error=type(cause or exc).__name__)
+    elif isinstance(exc, TimeoutError):
+        text = QCoreApplication.translate("ProvidersPage", "{provider} did not answer at {url}.").format(provider=spec.label, url=url)
     else:
         log.info("listing the %s models failed", spec.id, exc_info=exc)
         text = QCoreApplication.translate("ProvidersPage", "{provider} could not list its models ({error}).").format(provider=spec.label,
@@ -235,7 +222,7 @@ class ProvidersPage(QWidget):
         url = scratch.base_url(scratch.spec(provider_id))
         row.set_testing(True)
         try:
-            await asyncio.to_thread(importlib.import_module, SDKS[row.spec.wire])
+            await asyncio.to_thread(importlib.import_module, SDK_MODULES[row.spec.wire])
             ids = await asyncio.wait_for(scratch.list_models(provider_id), TEST_TIMEOUT)
         except Exception as exc:  # noqa: BLE001 - every failure is reported in words
             row.show_result(describe_failure(row, url, exc), "error")

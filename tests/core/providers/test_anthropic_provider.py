@@ -93,6 +93,7 @@ def expected_kinds(sse: list[tuple[str | None, dict]]) -> list[str]:
     """The unified event kinds the provider must yield for these raw events."""
     kinds: list[str] = []
     blocks: dict[int, str] = {}
+    open_blocks: list[int] = []
     stopped = False
     for name, data in sse:
         if name in (None, "ping"):
@@ -103,6 +104,7 @@ def expected_kinds(sse: list[tuple[str | None, dict]]) -> list[str]:
             case "content_block_start":
                 block = data["content_block"]
                 blocks[data["index"]] = block["type"]
+                open_blocks.append(data["index"])
                 kinds += {"text": ["text_start"], "thinking": ["thinking_start"], "redacted_thinking": ["thinking_start"],
                           "tool_use": ["toolcall_start"]}.get(block["type"], [])
                 if block.get("text") or block.get("thinking"):
@@ -120,6 +122,7 @@ def expected_kinds(sse: list[tuple[str | None, dict]]) -> list[str]:
                     kinds.append("toolcall_delta")
             case "content_block_stop":
                 kind = blocks[data["index"]]
+                open_blocks.remove(data["index"])
                 kinds.append({"text": "text_end", "thinking": "thinking_end", "redacted_thinking": "thinking_end",
                               "tool_use": "toolcall_end"}.get(kind, "raw_block"))
             case "message_delta":
@@ -127,7 +130,10 @@ def expected_kinds(sse: list[tuple[str | None, dict]]) -> list[str]:
             case "message_stop":
                 stopped = True
                 kinds.append("done")
-    return kinds if stopped else [*kinds, "error"]
+    if stopped:
+        return kinds
+    ends = {"text": "text_end", "thinking": "thinking_end", "redacted_thinking": "thinking_end", "tool_use": "toolcall_end"}
+    return [*kinds, *(ends[blocks[i]] for i in open_blocks if blocks[i] in ends), "error"]  # every start gets its end
 
 
 async def sdk_final_message(url: str) -> Any:

@@ -237,7 +237,7 @@ async def test_model_without_tools_falls_back_to_the_prompt_protocol(loopback, m
     assert "tools" in first and "tools" not in second
     system = second["messages"][0]
     assert system["role"] == "system" and system["content"].startswith("Be brief.\n\n")
-    assert "<tool_call>" in system["content"] and "- web_search: Search the web." in system["content"]
+    assert "<tool_call>" in system["content"] and '"name": "web_search"' in system["content"] and "Search the web." in system["content"]
     assert not any(isinstance(e, ev.Error) for e in events)
     message = fold(events)
     assert message.text == "I will search. " and "<tool" not in message.text
@@ -367,8 +367,8 @@ async def test_agent_loop_prompt_tool_round_trip(loopback):
     assert "tools" not in third and "<tool_call>" in third["messages"][0]["content"]
     assert [m["role"] for m in third["messages"]] == ["system", "user", "assistant", "user"]
     assert third["messages"][2]["content"] == \
-        'I will search. \n\n<tool_call>{"name": "web_search", "arguments": {"query": "HK weather"}}</tool_call>'
-    assert third["messages"][3]["content"] == '<tool_result name="web_search">\nResults for HK weather\n</tool_result>'
+        'I will search. \n\n<tool_call>\n{"name": "web_search", "arguments": {"query": "HK weather"}}\n</tool_call>'
+    assert third["messages"][3]["content"] == '<tool_response name="web_search">\nResults for HK weather\n</tool_response>'
 
 
 def test_support_builders_encode_ndjson():

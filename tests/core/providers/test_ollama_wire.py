@@ -133,13 +133,13 @@ def test_prompt_mode_describes_tools_in_system_and_writes_calls_and_results_as_t
     assert "tools" not in body
     system, user, turn, results = body["messages"]
     assert system["role"] == "system" and system["content"].startswith("Be brief.\n\n")
-    assert "<tool_call>" in system["content"] and "- web_search: Search the web." in system["content"]
+    assert "<tool_call>" in system["content"] and '"name": "web_search"' in system["content"] and "Search the web." in system["content"]
     assert user == {"role": "user", "content": "weather?"}
     assert turn == {"role": "assistant", "content":
-                    'Looking.\n\n<tool_call>{"name": "web_search", "arguments": {"query": "HK"}}</tool_call>\n\nMore.\n\n'
-                    '<tool_call>{"name": "web_search", "arguments": {"query": "SG"}}</tool_call>'}
+                    'Looking.\n\n<tool_call>\n{"name": "web_search", "arguments": {"query": "HK"}}\n</tool_call>\n\nMore.\n\n'
+                    '<tool_call>\n{"name": "web_search", "arguments": {"query": "SG"}}\n</tool_call>'}
     assert results == {"role": "user", "content":
-                       '<tool_result name="web_search">\nSunny\n</tool_result>\n<tool_result name="web_search">\nRain\n</tool_result>'
+                       '<tool_response name="web_search">\nSunny\n</tool_response>\n<tool_response name="web_search">\nRain\n</tool_response>'
                        "\n\nand tomorrow?"}
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
-from desktop_copilot.core.providers.catalog import PROVIDERS, UnknownProviderError, base_url, provider_spec
+from desktop_copilot.core.provider_table import PROVIDERS, UnknownProviderError, base_url, provider_spec
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.config.settings import CustomProvider, Settings
 
@@ -14,7 +14,7 @@ from desktop_copilot.core.config.settings import CustomProvider, Settings
 def test_every_provider_the_issue_names_is_there_with_its_key_and_endpoint_variable():
     assert set(PROVIDERS) >= {"anthropic", "openai", "deepseek", "moonshot", "zhipu", "openrouter", "groq", "xai", "gemini", "ollama"}
     assert provider_spec("DeepSeek").base_url_env == "DEEPSEEK_BASE_URL" and provider_spec("deepseek").key_name == "deepseek"
-    assert provider_spec("ollama").key_name is None and provider_spec("ollama").base_url_env == "OLLAMA_HOST"
+    assert not provider_spec("ollama").needs_key and provider_spec("ollama").base_url_env == "OLLAMA_HOST"  # an optional key
     with pytest.raises(UnknownProviderError, match="known providers: anthropic"):
         provider_spec("nope")
 

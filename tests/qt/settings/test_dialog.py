@@ -14,7 +14,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel, QLineEdit
 
 from desktop_copilot.core.keys import keyring_store
-from desktop_copilot.core.key_check import FALLBACK_MODEL_IDS
+from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.core.keys.keyring_store import SERVICE
 from desktop_copilot.qt.settings.dialog import SettingsDialog
 from desktop_copilot.qt.settings.entry import open_dialog_of, show_startup_notices
@@ -216,7 +216,7 @@ def test_without_a_key_the_built_in_models_are_offered(qtbot, keyring_backend, a
     dialog.show_page("models")
     page = dialog.models_page
     items = [page.model_box.itemText(i) for i in range(page.model_box.count())]
-    assert set(FALLBACK_MODEL_IDS) <= set(items) and "Built-in list" in page.list_state.text()
+    assert set(PROVIDERS["anthropic"].fallback_models) <= set(items) and "Built-in list" in page.list_state.text()
     page.refresh_button.click()
     qtbot.waitUntil(lambda: "Add an Anthropic key" in page.list_state.text(), timeout=5000)
     assert loopback.requests_to("/v1/models") == []

@@ -77,7 +77,7 @@ def test_providers_are_grouped_and_those_without_a_key_say_where_to_add_one(qtbo
 
     assert popup.isVisible() and popup.search.hasFocus()
     assert _providers(popup) == ["Anthropic", "OpenAI", "DeepSeek", "Moonshot (Kimi)", "Zhipu (GLM)", "OpenRouter",
-                                 "xAI (Grok)", "Google Gemini", "Ollama", "LM Studio", "Team gateway"]  # Groq is switched off
+                                 "xAI (Grok)", "Google Gemini", "Ollama", "LM Studio", "llama.cpp", "vLLM", "Team gateway"]  # Groq is off
     assert _models(popup, "anthropic") == ["claude-sonnet-4-6", "claude-opus-4-1", "claude-haiku-4-5"]
     assert _models(popup, "deepseek", enabled=True) == ["deepseek-chat", "deepseek-reasoner"]
     assert _models(popup, "openai", enabled=False) == ["gpt-4.1-mini"]  # no key: shown, greyed
