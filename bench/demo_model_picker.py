@@ -72,8 +72,8 @@ def main() -> int:
 
     window, loop, store, _ = seeded_window("dc-picker-demo-", lambda _store: None)
     window.controller.session.runtime.settings = Settings(  # the lists the settings dialog would have cached
-        models_cache=models_cache_now(["claude-sonnet-4-6", "claude-opus-4-1", "claude-haiku-4-5"]),
-        provider_models={"deepseek": models_cache_now(["deepseek-chat", "deepseek-reasoner"])},
+        provider_models={"anthropic": models_cache_now(["claude-sonnet-4-6", "claude-opus-4-1", "claude-haiku-4-5"]),
+                         "deepseek": models_cache_now(["deepseek-chat", "deepseek-reasoner"])},
     )
     window.resize(options.width, options.height)
     window.move(0, 0)

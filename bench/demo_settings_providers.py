@@ -1,5 +1,6 @@
 """Saves a screenshot of Settings ▸ Providers: keys in a real Secret Service, one key from the environment, two
-providers switched off, and an endpoint the user added (a loopback server playing LM Studio) after Test.
+providers switched off, an emulated LM Studio running on this computer (the other local servers at their usual ports,
+normally not running) after Test, and an endpoint the user added (a loopback gateway).
 
     xvfb-run -a -s "-screen 0 1280x1400x24" dbus-run-session -- python bench/demo_settings_providers.py \\
         --out docs/screenshots
@@ -22,10 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.support.local_servers import LocalServer
 from tests.support.loopback import LoopbackServer, json_response
 
 KEYS = {"anthropic": "sk-ant-api03-demo-value-000000009f3a", "deepseek": "sk-demo-deepseek-value-00000007c21"}
 LM_STUDIO_MODELS = ["qwen2.5-7b-instruct", "llama-3.2-3b-instruct", "text-embedding-nomic-embed-text-v1.5"]
+GATEWAY_MODELS = ["team-gpt-4.1", "team-claude-sonnet"]
 
 
 def start_gnome_keyring(home: str) -> subprocess.Popen | None:
@@ -49,13 +52,14 @@ def start_gnome_keyring(home: str) -> subprocess.Popen | None:
     return None
 
 
-def seed(home: Path, lm_studio_url: str) -> None:
+def seed(home: Path, lm_studio_url: str, gateway_url: str) -> None:
     from desktop_copilot.core.config.settings import CustomProvider, Settings, SettingsFile, models_cache_now
 
     settings = Settings(
         disabled_providers={"groq", "xai"},
-        custom_providers=[CustomProvider(id="lm-studio", label="LM Studio", base_url=lm_studio_url,
-                                         default_model=LM_STUDIO_MODELS[0], headers={"X-Title": "Desktop Copilot"})],
+        base_urls={"lmstudio": lm_studio_url},
+        custom_providers=[CustomProvider(id="gateway", label="Team gateway", base_url=gateway_url,
+                                         default_model=GATEWAY_MODELS[0], headers={"X-Title": "Desktop Copilot"})],
         provider_models={"deepseek": models_cache_now(["deepseek-chat", "deepseek-reasoner"])},
     )
     SettingsFile(home / "config" / "settings.json").save(settings)
@@ -71,10 +75,10 @@ def main() -> int:
     os.environ["DESKTOP_COPILOT_HOME"] = str(home)
     os.environ["OPENAI_API_KEY"] = "sk-demo-openai-from-environment-5e1b"
     try:
-        with LoopbackServer() as server:
+        with LoopbackServer() as server, LocalServer("lmstudio", LM_STUDIO_MODELS) as lm_studio:
             server.set_handler("/v1/models", lambda _r: json_response({"object": "list", "data": [
-                {"id": i, "object": "model", "owned_by": "organization_owner"} for i in LM_STUDIO_MODELS]}))
-            seed(home, f"{server.url}/v1")
+                {"id": i, "object": "model", "owned_by": "organization_owner"} for i in GATEWAY_MODELS]}))
+            seed(home, lm_studio.base_url, f"{server.url}/v1")
             return shoot(args.out, daemon is not None, args.scrolled)
     finally:
         if daemon is not None:
@@ -105,15 +109,15 @@ def shoot(out: Path, real_keyring: bool, scrolled: bool) -> int:
 
     async def steps() -> None:
         dialog = SettingsDialog(runtime)
-        dialog.resize(840, 900 if scrolled else 1260)
+        dialog.resize(840, 900 if scrolled else 1400)
         dialog.show()
         await asyncio.sleep(0.3)
         await dialog.providers_page.tasks.wait()
         dialog.show_page("providers")
         page = dialog.providers_page
-        page.rows["deepseek"].expand(True)
-        page.rows["lm-studio"].expand(True)
-        await page.test("lm-studio")
+        page.rows["lmstudio"].expand(True)
+        await page.test("lmstudio")
+        await page.servers.tasks.wait()
         await asyncio.sleep(0.3)
         if scrolled:
             dialog.stack.currentWidget().ensureWidgetVisible(page.add_button)

@@ -12,8 +12,9 @@ from typing import TextIO
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.config.app_config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
+from desktop_copilot.app.ask_generation import add_generation_arguments, apply_generation_options
 from desktop_copilot.core.conversation.models import Conversation, Message, ToolCallStatus
-from desktop_copilot.core.providers.catalog import PROVIDERS, UnknownProviderError, provider_spec
+from desktop_copilot.core.provider_table import PROVIDERS, UnknownProviderError, provider_spec
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -48,6 +49,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-tool-rounds", type=int, metavar="N", help="stop after N tool rounds (default 10)")
     parser.add_argument("--max-tokens", type=_max_tokens, metavar="N",
                         help=f"output limit of the reply in tokens (default: settings, {MAX_TOKENS_ENV}, 32000)")
+    add_generation_arguments(parser)
     parser.add_argument("-c", "--continue", dest="continue_", action="store_true",
                         help="continue the most recent conversation")
     parser.add_argument("--no-save", action="store_true", help="do not store this conversation")
@@ -148,6 +150,11 @@ class TerminalPrinter:
                 if result and is_error:
                     line += f": {result.splitlines()[0] if result.strip() else ''}"
                 self._write(self.err, line + "\n")
+            case ev.Done(reason=reason, detail=detail) if detail and reason != "refusal":  # a refusal ends in an error line
+                if self._wrote_text:
+                    self._write(self.out, "\n")
+                    self._wrote_text = False
+                self._write(self.err, f"note: {detail}\n")
             case ev.LoopDetected(name=name, repeats=repeats):
                 self._write(self.err, f"[loop] {name} was called {repeats} times in a row with the same arguments; stopping.\n")
             case ev.Error(message=message):
@@ -239,6 +246,7 @@ async def _ask(args: argparse.Namespace) -> int:
             if args.no_save:
                 store.close()
                 store = None
+        apply_generation_options(conversation, args)
         session = ChatSession(runtime, conversation, store, approver=choose_approver(yes=args.yes))
         start_mcp(runtime)
         if runtime.mcp is not None:

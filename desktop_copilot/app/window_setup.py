@@ -171,7 +171,7 @@ def run_window(app: QApplication, window: MainWindow) -> int:
         undo_hooks = install_error_reporting(window)
         if theme_switch.theme.dark:
             theme_switch.apply()  # the parts built with the default (light) theme, in the dark one
-        start_startup_notices(window)  # warnings in the banner; no Anthropic key: the settings dialog
+        start_startup_notices(window)  # warnings in the banner; no provider ready to answer: the welcome
         start_on_first_use(window)
         if os.environ.get(EXIT_AFTER_SHOW_ENV) == "1":  # packaging smoke test: shown, now shut down normally
             QTimer.singleShot(500, window.close)

@@ -16,7 +16,8 @@ from desktop_copilot.core.content.attachments import check_sendable
 from desktop_copilot.core.conversation.history import sendable_history
 from desktop_copilot.core.conversation.models import Conversation, Message, Role
 from desktop_copilot.core.providers.attachment_limits import Attachment, limits_for
-from desktop_copilot.core.runtime import RunResources, Runtime
+from desktop_copilot.core.profiles.profile import ModelProfile
+from desktop_copilot.core.runtime import MissingModelError, RunResources, Runtime
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
@@ -31,6 +32,18 @@ def title_from(text: str) -> str:
 
 class NothingToDoError(ValueError):
     """The requested operation does not apply to the conversation as it is (message says why)."""
+
+
+def output_limit(configured: int, profile: ModelProfile, *, local: bool) -> int:
+    """The output limit sent: the configured one, within what the model is known to allow (a guess is not trusted to
+    cut a reply shorter), and on a local server within half its context window (vLLM refuses a request whose output
+    limit does not fit the window with the prompt)."""
+    limit = configured
+    if profile.output_limit.source != "default":
+        limit = min(limit, profile.output_limit.value)
+    if profile.context_window.source != "default" and local:
+        limit = min(limit, max(256, profile.context_window.value // 2))
+    return limit
 
 
 @dataclass(slots=True)
@@ -84,13 +97,19 @@ class ChatSession:
             config = replace(config, thinking_budget=self.conversation.thinking_budget or None)
         model = self.model_for(provider_id)
         max_tokens, thinking_budget = config.request_limits(model)
+        profile = self.runtime.profile(provider_id, model)
         return RunOptions(
             model=model,
             provider=provider_id,
             system=self.conversation.system or config.system,
             thinking_budget=thinking_budget,
-            max_tokens=max_tokens,
+            max_tokens=output_limit(max_tokens, profile, local=self.runtime.spec(provider_id).local),
             max_tool_rounds=config.max_tool_rounds,
+            temperature=self.conversation.temperature,
+            top_p=self.conversation.top_p,
+            text_tools=profile.tools.value == "text",
+            thinks_in_tags=profile.thinking.value == "think_tags",
+            sampling=profile.sampling.value,
         )
 
     async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None, *,
@@ -100,10 +119,23 @@ class ChatSession:
         are read on the keyring thread (Runtime.prepare_run), so a locked keyring never blocks the loop.
         `attachments` (core.attachments.read_attachment) go with the text; AttachmentError, before anything
         is stored, when the model cannot take them."""
-        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())  # keys read off this thread; fails before the message is appended
+        run = await self._prepare()  # keys read off this thread; fails before the message is appended
         self.ensure_history()
         self.check_attachments(run.provider_id, attachments)
         return await self._send(run, text, emit, confirm_loop, attachments)
+
+    async def _prepare(self) -> RunResources:
+        """The run's provider and tools (keys read off this thread; fails before anything is appended), and the model
+        a local server offers when the conversation names none (MissingModelError when it offers none)."""
+        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
+        if not self.model_for(run.provider_id):
+            spec = self.runtime.spec(run.provider_id)
+            model = await self.runtime.first_model(run.provider_id)
+            if model is None:
+                raise MissingModelError(f"{spec.label} at {self.runtime.base_url(spec)} lists no model. Load or pull one there, "
+                                        "or name one (the model picker, or `ask --model`).")
+            self.conversation.model = model
+        return run
 
     def check_attachments(self, provider_id: str, attachments: Sequence[Attachment] = ()) -> None:
         """Raise AttachmentError when `attachments`, or all of the conversation's with them, do not fit the model
@@ -126,7 +158,7 @@ class ChatSession:
     async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace the replies after the last user message with a new one; the old replies are
         kept as an earlier version. Also the way to retry an interrupted or failed reply."""
-        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
+        run = await self._prepare()
         self.ensure_history()
         anchor = self._last_user_index() + 1
         self._archive_from(anchor, emit)
@@ -135,7 +167,7 @@ class ChatSession:
     async def edit(self, message_id: str, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace a user message with `text` (its attachments stay) and resend; it and everything after it are
         kept as an earlier version."""
-        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
+        run = await self._prepare()
         self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
@@ -146,7 +178,7 @@ class ChatSession:
 
     async def continue_reply(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Ask the model to carry on from an interrupted or stopped reply, which stays as it is."""
-        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
+        run = await self._prepare()
         self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:

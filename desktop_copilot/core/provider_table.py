@@ -30,6 +30,8 @@ class ProviderSpec:
     """Where a user gets a key ("" for a local server)."""
     key_placeholder: str = ""
     """What a key looks like, shown in the empty key field ("sk-ant-…")."""
+    assistant_name: str = ""
+    """Who answers, as people call it ("Claude", "Gemini"), where the service names its models so; "": the label."""
     needs_key: bool = True
     """False for a local server: it takes an optional key, sent as Bearer."""
     local: bool = False
@@ -84,7 +86,7 @@ PROVIDERS: dict[str, ProviderSpec] = {
     spec.id: spec
     for spec in (
         _cloud("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com", "claude-sonnet-4-6",
-               "https://console.anthropic.com/settings/keys", key_placeholder="sk-ant-…", pdfs=True, cache_apart=True,
+               "https://console.anthropic.com/settings/keys", key_placeholder="sk-ant-…", assistant_name="Claude", pdfs=True, cache_apart=True,
                fallback_models=("claude-opus-4-6", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5-20250929",
                                 "claude-haiku-4-5-20251001", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514")),
         _cloud("openai", "OpenAI", "chat_completions", "https://api.openai.com/v1", "gpt-4.1-mini",
@@ -92,17 +94,17 @@ PROVIDERS: dict[str, ProviderSpec] = {
         _cloud("deepseek", "DeepSeek", "chat_completions", "https://api.deepseek.com", "deepseek-chat",
                "https://platform.deepseek.com/api_keys", key_placeholder="sk-…", echoes_reasoning=True),
         _cloud("moonshot", "Moonshot (Kimi)", "chat_completions", "https://api.moonshot.ai/v1", "kimi-k2-0905-preview",
-               "https://platform.moonshot.ai/console/api-keys", key_placeholder="sk-…", echoes_reasoning=True),
+               "https://platform.moonshot.ai/console/api-keys", key_placeholder="sk-…", assistant_name="Kimi", echoes_reasoning=True),
         _cloud("zhipu", "Zhipu (GLM)", "chat_completions", "https://open.bigmodel.cn/api/paas/v4", "glm-4.6",
-               "https://open.bigmodel.cn/usercenter/apikeys"),
+               "https://open.bigmodel.cn/usercenter/apikeys", assistant_name="GLM"),
         _cloud("openrouter", "OpenRouter", "chat_completions", "https://openrouter.ai/api/v1", "openrouter/auto",
                "https://openrouter.ai/settings/keys", key_placeholder="sk-or-…", pdfs=True),
         _cloud("groq", "Groq", "chat_completions", "https://api.groq.com/openai/v1", "llama-3.3-70b-versatile",
                "https://console.groq.com/keys", key_placeholder="gsk_…"),
         _cloud("xai", "xAI (Grok)", "chat_completions", "https://api.x.ai/v1", "grok-4", "https://console.x.ai/",
-               key_placeholder="xai-…"),
+               key_placeholder="xai-…", assistant_name="Grok"),
         _cloud("gemini", "Google Gemini", "gemini", "https://generativelanguage.googleapis.com", "gemini-2.5-flash",
-               "https://aistudio.google.com/app/apikey", key_placeholder="AIza…", pdfs=True),
+               "https://aistudio.google.com/app/apikey", key_placeholder="AIza…", assistant_name="Gemini", pdfs=True),
         _local("ollama", "Ollama", "ollama", "http://127.0.0.1:11434", "llama3.2", url_variable="OLLAMA_HOST"),
         _local("lmstudio", "LM Studio", "chat_completions", "http://localhost:1234/v1", ""),  # the model it has loaded
         _local("llamacpp", "llama.cpp", "chat_completions", "http://localhost:8080/v1", ""),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -12,7 +14,8 @@ from desktop_copilot.core.keys.blocking import in_keyring_thread
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.providers.base import Provider
-from desktop_copilot.core.profiles.profile import ModelFacts
+from desktop_copilot.core.profiles.profile import ModelFacts, ModelProfile, ToolProtocol
+from desktop_copilot.core.profiles.stored import ReportedFacts, facts_key, stored_profile
 from desktop_copilot.core.provider_table import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider, default_deadlines
 from desktop_copilot.core.keys.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
     from desktop_copilot.core.mcp.manager import McpManager
     from desktop_copilot.core.config.settings import Settings, SettingsFile
 
+
+log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT = 3.0
 """Seconds a local server has to list its models when asked whether it runs."""
@@ -161,22 +166,46 @@ class Runtime:
             raise MissingKeyError(missing_key_message(spec.key_name))
         return await self._provider_with(spec, key.secret if key else None).list_models()
 
-    async def is_running(self, provider_id: str, timeout: float = PROBE_TIMEOUT) -> bool:
-        """Whether a (local) provider answers its model list within `timeout` seconds: one quiet probe, never an
-        error (Settings ▸ Providers and the welcome mark running local servers ready)."""
+    def profile(self, provider_id: str, model: str) -> ModelProfile:
+        """What `model` at `provider_id` can do, each figure with its source: the user's override in Settings ▸ Models,
+        what the provider reported (cached in settings.json), the shipped table, else a guess."""
+        settings = self.settings
+        if settings is None:
+            return stored_profile(self.spec(provider_id), model, {}, {})
+        return stored_profile(self.spec(provider_id), model, settings.model_overrides, settings.model_facts)
+
+    def remember_tool_protocol(self, provider_id: str, model: str, protocol: ToolProtocol) -> None:
+        """A model showed which tool protocol it takes (a server refused native tools): kept with what its provider
+        reported, so the next run (another `ask` too) sends its tools that way at once."""
+        if self.settings is None:
+            return
+        key = facts_key(provider_id, model)
+        known = self.settings.model_facts.get(key)
+        learned = known.model_copy(update={"tools": protocol}) if known is not None else \
+            ReportedFacts(tools=protocol, reported_by="the server", fetched_at=datetime.now(timezone.utc))
+        self.settings = self.settings.model_copy(update={"model_facts": {**self.settings.model_facts, key: learned}})
+        if self.settings_file is not None:
+            try:
+                self.settings_file.save(self.settings)
+            except Exception:  # noqa: BLE001 - kept for this process; the next one learns it again
+                log.warning("could not keep what %s/%s showed about its tools", provider_id, model, exc_info=True)
+
+    async def running_models(self, provider_id: str, timeout: float = PROBE_TIMEOUT) -> list[str] | None:
+        """The models a (local) provider lists within `timeout` seconds, None when it does not: one quiet probe,
+        never an error, nothing logged above INFO (Settings ▸ Providers and the welcome show local servers running)."""
         try:
-            await asyncio.wait_for(self.list_models(provider_id), timeout)
+            return await asyncio.wait_for(self.list_models(provider_id), timeout)
         except Exception:  # noqa: BLE001 - not running, not reachable, or refusing: all mean "not ready"
-            return False
-        return True
+            return None
+
+    async def is_running(self, provider_id: str, timeout: float = PROBE_TIMEOUT) -> bool:
+        """Whether a (local) provider answers its model list within `timeout` seconds."""
+        return await self.running_models(provider_id, timeout) is not None
 
     async def first_model(self, provider_id: str) -> str | None:
         """The model a local server offers first (the one it has loaded, for LM Studio and llama.cpp), for a
         conversation that names none; None when the server lists none or cannot be asked."""
-        try:
-            models = await asyncio.wait_for(self.list_models(provider_id), PROBE_TIMEOUT)
-        except Exception:  # noqa: BLE001 - the request itself will say what is wrong
-            return None
+        models = await self.running_models(provider_id)
         return models[0] if models else None
 
     async def prepare_run(self, provider_id: str | None = None, offered: set[str] | frozenset[str] | None = None) -> RunResources:
@@ -211,7 +240,7 @@ class Runtime:
             return held[1]
         if held is not None:
             self._retired_providers.append(held[1])
-        provider = create_provider(spec, *wanted)
+        provider = create_provider(spec, *wanted, learned=lambda model, protocol: self.remember_tool_protocol(spec.id, model, protocol))
         self._providers[spec.id] = (wanted, provider)
         return provider
 

@@ -64,8 +64,9 @@ def test_a_full_run_leaves_no_key_in_any_file(qtbot, make_window, loopback, key_
         save_in_dialog(qtbot, dialog, "anthropic", key_values["anthropic"])
     save_in_dialog(qtbot, dialog, "tavily", key_values["tavily"])
     loopback.enqueue("/v1/models", anthropic_models(["claude-sonnet-4-5", "claude-haiku-4-5"]))
-    dialog.keys_page.fields["anthropic"].test_button.click()
-    qtbot.waitUntil(lambda: "Key works" in dialog.keys_page.fields["anthropic"].message.text(), timeout=30000)
+    row = dialog.providers_page.rows["anthropic"]
+    row.test_button.click()
+    qtbot.waitUntil(lambda: "Works" in row.result.text(), timeout=30000)
     dialog.models_page.thinking_switch.click()
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)

@@ -68,6 +68,20 @@ def run_async(qtbot, coro, timeout: int = 5000):
     return task.result()
 
 
+def window_replies(window) -> list:
+    """The assistant messages the window's transcript holds."""
+    from desktop_copilot.core.conversation.models import Role
+
+    return [m for m in window.controller.model.messages() if m.role is Role.ASSISTANT]
+
+
+def send_and_wait(qtbot, window, text: str) -> None:
+    """Sends `text` as the user does and waits until its reply is in and the window is idle again."""
+    count = len(window_replies(window))
+    assert window.send(text)
+    qtbot.waitUntil(lambda: len(window_replies(window)) == count + 1 and not window.controller.busy, timeout=15000)
+
+
 @pytest.fixture
 def loopback_env(loopback, monkeypatch):
     """Keys and base URLs pointing the real Anthropic adapter and the Tavily tool at the loopback server."""

@@ -64,11 +64,12 @@ def app_log() -> Iterator[Path]:
 
 
 def save_in_dialog(qtbot, dialog, name: str, value: str) -> None:
-    """Types `value` into the Keys page's field for `name` and saves it."""
-    field = dialog.keys_page.fields[name]
+    """Types `value` into the key field for `name` (a tool's on Tool keys, a provider's on Providers) and saves it."""
+    row = dialog.providers_page.rows.get(name)
+    field = row.key_field if row is not None else dialog.keys_page.fields[name]
     field.edit.setText(value)
     field.save_button.click()
-    qtbot.waitUntil(lambda: field.state.text().startswith("Stored in"), timeout=10000)
+    qtbot.waitUntil(lambda: bool(field.found) and field.found[0].source == "keyring", timeout=10000)
 
 
 def run_ask(qtbot, capsys, *args: str, timeout: float = 20) -> str:

@@ -44,3 +44,15 @@ def wait_loaded(qtbot, dialog) -> None:
 
 def wait_idle(qtbot, page) -> None:
     qtbot.waitUntil(lambda: not page.tasks.busy, timeout=10000)
+
+
+DEAD_URL = "http://127.0.0.1:9"
+"""Nothing listens on the discard port: a local server configured there is not running."""
+LOCAL_URL_VARIABLES = {"ollama": "OLLAMA_HOST", "lmstudio": "LMSTUDIO_BASE_URL", "llamacpp": "LLAMACPP_BASE_URL",
+                       "vllm": "VLLM_BASE_URL"}
+
+
+def no_local_servers(monkeypatch) -> None:
+    """Points every local model server of the table at a dead port, so no server on this machine is asked."""
+    for provider_id, variable in LOCAL_URL_VARIABLES.items():
+        monkeypatch.setenv(variable, DEAD_URL if provider_id == "ollama" else f"{DEAD_URL}/v1")

@@ -20,6 +20,8 @@ DEFAULT_TOOL_RESULT_LIMIT = 100_000
 """Characters of a tool result the model gets at most (about 100 KB); the card and the database keep the whole."""
 DEFAULT_THINKING_BUDGET = 4096
 MAX_TOKENS_ENV = "DESKTOP_COPILOT_MAX_TOKENS"
+PROVIDER_ENV = "DESKTOP_COPILOT_PROVIDER"
+"""The provider new conversations talk to, over Settings ▸ Providers."""
 MIN_THINKING_BUDGET = 1024
 """The smallest extended-thinking budget the API accepts."""
 ANSWER_ROOM = 4096
@@ -117,7 +119,7 @@ def environment_overrides(environ: dict[str, str] | None = None) -> dict[str, An
     DESKTOP_COPILOT_MAX_TOKENS); a max-tokens value that is not a positive number is ignored and logged."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {
-        "provider": env.get("DESKTOP_COPILOT_PROVIDER", "").strip().lower(),
+        "provider": env.get(PROVIDER_ENV, "").strip().lower(),
         "model": env.get("DESKTOP_COPILOT_MODEL", "").strip(),
         "anthropic_base_url": env.get("ANTHROPIC_BASE_URL", "").strip(),
         "tavily_base_url": env.get("TAVILY_BASE_URL", "").strip(),

@@ -1,5 +1,5 @@
-"""Assistants: named presets of system prompt, provider and model, thinking and tools that a new conversation
-starts from. A few are built in; the user's own are kept in assistants.json in the config folder.
+"""Assistants: named presets of system prompt, provider and model, thinking, tools and generation options
+(temperature, top-p) that a new conversation starts from. A few are built in; the user's own are kept in assistants.json in the config folder.
 
 A conversation started from an assistant takes a copy of its settings (`Assistant.new_conversation`) and
 records the assistant's id (`Conversation.assistant_id`); editing or deleting the assistant later leaves the
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serial
 
 from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config.app_config import DEFAULT_THINKING_BUDGET, MIN_THINKING_BUDGET
+from desktop_copilot.core.conversation.generation import GENERATION_FIELDS, Temperature, TopP
 from desktop_copilot.core.conversation.models import Conversation, new_id
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,9 @@ class Assistant(BaseModel):
     thinking_budget: int = Field(default=DEFAULT_THINKING_BUDGET, ge=MIN_THINKING_BUDGET, le=MAX_THINKING_BUDGET)
     tools: frozenset[str] | Literal["all"] = ALL_TOOLS
     """The names of the tools it offers, or "all": those switched on in Settings ▸ Tools."""
+    temperature: Temperature = None
+    top_p: TopP = None
+    """Generation options (None: the model's default); a value out of range in assistants.json is dropped on load."""
     builtin: bool = Field(default=False, exclude=True)
     """Shipped with the app: it cannot be edited or deleted, only duplicated."""
 
@@ -93,13 +97,14 @@ class Assistant(BaseModel):
         return conversation
 
     def apply_to(self, conversation: Conversation) -> None:
-        """Gives `conversation` this assistant's system prompt, provider and model, thinking and tools."""
+        """Gives `conversation` this assistant's system prompt, provider and model, thinking, tools and generation options."""
         conversation.assistant_id = self.id
         conversation.system = self.system.strip() or None
         conversation.provider = self.provider
         conversation.model = self.model if self.provider else None
         conversation.thinking_budget = self.conversation_thinking()
         conversation.tools = None if self.tools == ALL_TOOLS else sorted(self.tools)
+        conversation.temperature, conversation.top_p = self.temperature, self.top_p
 
     def copy_named(self, name: str) -> Assistant:
         """A user assistant with this one's settings under a new id (how a built-in one is customised)."""
@@ -253,9 +258,10 @@ class AssistantLibrary:
             return self._unusable("it does not hold a list of assistants", [])
         kept: list[Assistant] = []
         bad = 0
+        reset: list[str] = []
         for entry in entries:
             try:
-                assistant = Assistant.model_validate(entry)
+                assistant, dropped = _read_entry(entry)
             except ValidationError:
                 bad += 1
                 continue
@@ -263,8 +269,14 @@ class AssistantLibrary:
                 bad += 1
                 continue
             kept.append(assistant)
+            if dropped:
+                reset.append(f"“{assistant.name}”")
         if bad:
             return self._unusable(f"{bad} of its entries {'is' if bad == 1 else 'are'} not valid", kept)
+        if reset:
+            self.problem = (f"In {self.path}, the temperature or top-p of {', '.join(reset)} was not a usable value; the "
+                            "model's default is used instead. Set it again here if you want another.")
+            log.warning("%s", self.problem)
         return kept
 
     def _unusable(self, reason: str, kept: list[Assistant]) -> list[Assistant]:
@@ -279,3 +291,15 @@ class AssistantLibrary:
             self.problem = f"Your assistants in {self.path} were not all used because {reason}. The file was kept as {aside}."
         log.warning("%s", self.problem)
         return kept
+
+
+def _read_entry(entry: object) -> tuple[Assistant, bool]:
+    """An entry of assistants.json as an assistant, and whether a temperature or top-p it holds was dropped (out of
+    range, or not a number: the model's default then). ValidationError for any other problem."""
+    try:
+        return Assistant.model_validate(entry), False
+    except ValidationError as exc:
+        wrong = {error["loc"][0] for error in exc.errors() if error["loc"]}
+        if not isinstance(entry, dict) or not wrong or not wrong <= set(GENERATION_FIELDS):
+            raise
+    return Assistant.model_validate({key: value for key, value in entry.items() if key not in wrong}), True

@@ -8,14 +8,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 
 from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 from desktop_copilot.core.usage.pricing import ModelPrice
 from desktop_copilot.core.providers.deadlines import StreamDeadlines
+from desktop_copilot.core.profiles.stored import ModelOverride, ReportedFacts, valid_entries
 
 log = logging.getLogger(__name__)
+
+ANTHROPIC = "anthropic"
+LEGACY_URL, LEGACY_MODELS = "anthropic_base_url", "models_cache"
+"""Where files written before Anthropic was an ordinary provider kept its base URL and model list."""
 
 
 class ModelsCache(BaseModel):
@@ -55,7 +60,6 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
     version: int = 1
-    anthropic_base_url: str | None = None
     default_model: str | None = None
     """None means the app's default model."""
     thinking_enabled: bool = False
@@ -72,7 +76,6 @@ class Settings(BaseModel):
     """Whether the conversation list was shown (View ▸ Show conversation list, Ctrl+B)."""
     open_conversation_id: str | None = None
     """The conversation shown when the window last closed, reopened at the next start while it is still stored."""
-    models_cache: ModelsCache | None = None
     default_provider: str | None = None
     """The provider new conversations talk to; None means Anthropic (or DESKTOP_COPILOT_PROVIDER)."""
     disabled_providers: set[str] = Field(default_factory=set)
@@ -81,13 +84,17 @@ class Settings(BaseModel):
     """Provider id -> another endpoint than the public one (the environment's <ID>_BASE_URL still wins)."""
     custom_providers: list[CustomProvider] = Field(default_factory=list)
     provider_models: dict[str, ModelsCache] = Field(default_factory=dict)
-    """Provider id -> the model ids it listed, and when (Anthropic's stay in `models_cache`)."""
+    """Provider id -> the model ids it listed, and when."""
     workspace_folder: str | None = None
     """The folder the workspace file tools may reach; None leaves them off."""
     tool_result_limit: int = Field(default=DEFAULT_TOOL_RESULT_LIMIT, ge=1000)
     """At most this many characters of a tool result go to the model (the card and the database keep the whole)."""
     model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Model id -> the user's price (USD per million tokens), over the shipped table (core/usage/pricing.py)."""
+    model_overrides: dict[str, ModelOverride] = Field(default_factory=dict)
+    """"provider/model" -> the figures the user set for that model (Settings ▸ Models), over all others (core/profiles/)."""
+    model_facts: dict[str, ReportedFacts] = Field(default_factory=dict)
+    """"provider/model" -> what the provider's model list reported of that model, and when."""
     language: str = "auto"
     """The interface language: "auto" (the system locale), "en" or "zh_CN"; read at start-up (desktop_copilot/i18n)."""
     theme: str = "auto"
@@ -102,13 +109,31 @@ class Settings(BaseModel):
         """`default` (a provider's deadlines) with what these settings change."""
         return StreamDeadlines(first_byte=self.first_byte_timeout or default.first_byte, idle=self.stream_idle_timeout or default.idle)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_anthropic_fields(cls, data: Any) -> Any:
+        """A file written before Anthropic was an ordinary provider: its `anthropic_base_url` and `models_cache` are
+        read into `base_urls` and `provider_models` (where they are saved from then on); a value already there wins."""
+        if not isinstance(data, dict) or not {LEGACY_URL, LEGACY_MODELS} & data.keys():
+            return data
+        data = dict(data)
+        url, models = data.pop(LEGACY_URL, None), data.pop(LEGACY_MODELS, None)
+        if isinstance(url, str) and url.strip():
+            url = url.strip().rstrip("/")
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"{LEGACY_URL} must start with http:// or https://")
+            data["base_urls"] = _with_default(data.get("base_urls"), url)
+        if models is not None:
+            data["provider_models"] = _with_default(data.get("provider_models"), models)
+        return data
+
     @field_validator("theme", mode="before")
     @classmethod
     def _known_theme(cls, value: Any) -> str:
         """An unknown appearance is not worth losing the settings file over: it follows the system."""
         return value if value in ("auto", "light", "dark") else "auto"
 
-    @field_validator("anthropic_base_url", "default_model", "window_geometry", "workspace_folder", mode="before")
+    @field_validator("default_model", "window_geometry", "workspace_folder", mode="before")
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -138,12 +163,12 @@ class Settings(BaseModel):
                 log.warning("settings.json: the price of %r is not valid and is ignored", str(model)[:80])
         return kept
 
-    @field_validator("anthropic_base_url")
+    @field_validator("model_overrides", "model_facts", mode="before")
     @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value
+    def _valid_model_facts_only(cls, value: Any, info: ValidationInfo) -> Any:
+        """A model's facts the file got wrong are dropped with a warning, not the whole settings file."""
+        kind = ModelOverride if info.field_name == "model_overrides" else ReportedFacts
+        return valid_entries(value, kind, info.field_name)
 
     @field_serializer("disabled_tools", "disabled_providers")
     def _sorted(self, value: set[str]) -> list[str]:
@@ -154,7 +179,7 @@ class Settings(BaseModel):
         return {
             "provider": self.default_provider,
             "model": self.default_model,
-            "anthropic_base_url": self.anthropic_base_url,
+            "anthropic_base_url": self.base_urls.get(ANTHROPIC),
             "thinking_budget": self.thinking_budget if self.thinking_enabled else None,
             "max_tool_rounds": self.max_tool_rounds,
             "max_tokens": self.max_tokens,
@@ -228,6 +253,11 @@ class SettingsFile:
 def models_cache_now(model_ids: list[str]) -> ModelsCache:
     """A cache entry for model ids fetched just now (UTC)."""
     return ModelsCache(model_ids=list(model_ids), fetched_at=datetime.now(timezone.utc))
+
+
+def _with_default(entries: Any, value: Any) -> Any:
+    """`entries` (provider id -> value) with Anthropic's `value` unless it has one; what is not a dict is left to fail."""
+    return {ANTHROPIC: value, **entries} if isinstance(entries, dict) else entries if entries is not None else {ANTHROPIC: value}
 
 
 def _writable(data: dict[str, Any]) -> bool:

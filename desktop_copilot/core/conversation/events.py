@@ -29,7 +29,7 @@ class Event:
         out: dict[str, Any] = {"type": self.kind}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Message | Usage):
+            if isinstance(value, Message | Usage | ToolApproval):  # every pydantic value an event carries
                 value = value.model_dump(mode="json")
             elif isinstance(value, list) and value and isinstance(value[0], Message):
                 value = [message.model_dump(mode="json") for message in value]

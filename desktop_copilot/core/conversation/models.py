@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop_copilot.core.conversation.generation import Temperature, TopP
 from desktop_copilot.core.conversation.statuses import MessageStatus, Role, ToolCallStatus  # defined without pydantic; imported from here too
 
 
@@ -221,6 +222,10 @@ class Conversation(BaseModel):
     """Extended thinking for this conversation: None follows Settings ▸ Models, 0 is off, more is the budget in tokens."""
     tools: list[str] | None = None
     """The names of the tools offered in this conversation (None: the ones switched on in Settings ▸ Tools)."""
+    temperature: Temperature = None
+    """Sampling temperature, 0 to 2 (None: the model's default; core.conversation.generation)."""
+    top_p: TopP = None
+    """Nucleus sampling, more than 0 and at most 1 (None: the model's default)."""
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
     messages: list[Message] = Field(default_factory=list)

@@ -11,6 +11,8 @@ from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.profiles.profile import ModelFacts
+from desktop_copilot.core.profiles.reported import anthropic_facts
 from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines
@@ -82,7 +84,11 @@ class AnthropicProvider(StreamingProvider):
 
     async def list_models(self) -> list[str]:
         """Model ids from `GET /v1/models` (ProviderError in words)."""
+        return [facts.id for facts in await self.list_model_facts()]
+
+    async def list_model_facts(self) -> list[ModelFacts]:
+        """Each model of `GET /v1/models` with the limits and capabilities the list reports."""
         started = time.monotonic()
         page = await self.retrying(lambda: self.client().models.list(limit=100))
         log.info("anthropic models list: %d models in %.3fs", len(page.data), time.monotonic() - started)
-        return [m.id for m in page.data]
+        return [facts for model in page.data if (facts := anthropic_facts(model.to_dict())) is not None]

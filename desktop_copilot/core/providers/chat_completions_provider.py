@@ -13,6 +13,8 @@ from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.profiles.profile import ModelFacts
+from desktop_copilot.core.profiles.reported import llamacpp_facts, lmstudio_facts, models_entry_facts
 from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.chat_completions_wire import ChatCompletionsEventMapper, build_params
@@ -156,6 +158,31 @@ class ChatCompletionsProvider(StreamingProvider):
         ids = [model.id for model in page.data]
         log.info("%s models list: %d models in %.3fs", self.vendor, len(ids), time.monotonic() - started)
         return ids
+
+    async def list_model_facts(self) -> list[ModelFacts]:
+        """Each model of `GET /models` with what its entry reports (OpenRouter's limits, vLLM's `max_model_len`, …),
+        and for LM Studio and llama.cpp what their own endpoints add (`/api/v0/models`, `/props`)."""
+        page = await self.retrying(lambda: self.client().models.list(**self._auth_options()))
+        entries = [model.to_dict() for model in page.data]
+        if self.vendor == "lmstudio":
+            richer = await self._server_json("/api/v0/models")
+            entries = [entry for entry in richer.get("data", []) if isinstance(entry, dict)] if isinstance(richer, dict) and richer.get("data") else entries
+            return [facts for entry in entries if (facts := lmstudio_facts(entry)) is not None]
+        if self.vendor == "llamacpp":
+            props = await self._server_json("/props")
+            return [facts for entry in entries if (facts := llamacpp_facts(entry, props)) is not None]
+        return [facts for entry in entries if (facts := models_entry_facts(entry)) is not None]
+
+    async def _server_json(self, path: str) -> Any:
+        """A local server's own endpoint beside its OpenAI-style API (None when it does not answer with JSON)."""
+        root = self._base_url.rstrip("/").removesuffix("/v1")
+        try:
+            headers = self._auth_options().get("extra_headers", {})
+            response = await self.client().get(root + path, cast_to=dict, options={"headers": headers})
+        except Exception:  # noqa: BLE001 - the OpenAI-style list still says what it says
+            log.info("%s: %s gave no JSON", self.vendor, path)
+            return None
+        return response
 
 
 def _code(body: Any) -> str:

@@ -13,15 +13,14 @@ from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.history import written_by
-from desktop_copilot.core.conversation.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.conversation.models import ImageBlock, Message, Role, TextBlock, ThinkingBlock, Usage
 from desktop_copilot.core.provider_table import spec_of
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, data_url, limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.parts import Parts
-from desktop_copilot.core.providers.text_protocol.call_formats import TEXT_FORM_FIELD
 from desktop_copilot.core.providers.text_protocol.reader import TextReader
 from desktop_copilot.core.providers.text_protocol.think_tags import LONE_CLOSE_WINDOW
-from desktop_copilot.core.providers.text_protocol.writing import call_text, results_text, tools_system_prompt
+from desktop_copilot.core.providers.text_protocol.writing import reply_text, results_text, tools_system_prompt, written_as_text
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
 
@@ -65,23 +64,10 @@ def echoes_reasoning(vendor: str) -> bool:
     return spec is not None and spec.echoes_reasoning
 
 
-def written_as_text(message: Message, vendor: str, text_tools: bool) -> bool:
+def as_text(message: Message, vendor: str, text_tools: bool) -> bool:
     """Whether the calls of `message` go back as text: every call in text-tools mode, else the calls this vendor's
-    model wrote as text (their form is kept in `provider_fields`)."""
-    calls = message.tool_calls
-    return bool(calls) and (text_tools or (written_by(message, vendor) and any(TEXT_FORM_FIELD in c.provider_fields for c in calls)))
-
-
-def _text_turns(message: Message) -> list[dict[str, Any]]:
-    """A reply whose calls were written as text, sent back as the model wrote it: its text and each call in its
-    form, where it was made; then the results as a user message of `<tool_response>`s."""
-    pieces = []
-    for block in message.blocks:
-        if isinstance(block, TextBlock) and block.text.strip():
-            pieces.append(block.text)
-        elif isinstance(block, ToolCallBlock):
-            pieces.append(call_text(block.name, block.arguments, str(block.provider_fields.get(TEXT_FORM_FIELD) or "hermes")))
-    return [{"role": "assistant", "content": "\n\n".join(pieces)}, {"role": "user", "content": results_text(message.tool_calls)}]
+    model wrote as text."""
+    return bool(message.tool_calls) and (text_tools or (written_by(message, vendor) and written_as_text(message)))
 
 
 def _assistant_turn(message: Message, vendor: str) -> dict[str, Any] | None:
@@ -153,9 +139,9 @@ def build_messages(history: list[Message], *, vendor: str, model: str = "", text
             if content := user_content(message, limits):
                 _add(turns, {"role": "user", "content": content})
             continue
-        if written_as_text(message, vendor, text_tools):
-            for turn in _text_turns(message):
-                _add(turns, turn)
+        if as_text(message, vendor, text_tools):
+            _add(turns, {"role": "assistant", "content": reply_text(message)})
+            _add(turns, {"role": "user", "content": results_text(message.tool_calls)})
             continue
         turn = _assistant_turn(message, vendor)
         if turn is None:

@@ -15,6 +15,8 @@ from urllib.parse import quote
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.profiles.profile import ModelFacts
+from desktop_copilot.core.profiles.reported import gemini_facts
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines
 from desktop_copilot.core.providers.gemini_wire import PROVIDER_ID, GeminiEventMapper, build_body
@@ -131,23 +133,28 @@ class GeminiProvider(StreamingProvider):
         return isinstance(exc, httpx.TransportError)
 
     async def list_models(self) -> list[str]:
-        """Ids (without `models/`) of the models that generate content, from `GET /v1beta/models`, following
-        `nextPageToken` for a few pages. ProviderError in words."""
+        """Ids (without `models/`) of the models that generate content (ProviderError in words)."""
+        return [facts.id for facts in await self.list_model_facts()]
+
+    async def list_model_facts(self) -> list[ModelFacts]:
+        """The models that generate content, from `GET /v1beta/models` (following `nextPageToken` for a few pages),
+        with their token limits and whether they think."""
         started = time.monotonic()
-        ids: list[str] = []
+        found: list[ModelFacts] = []
         token = ""
         for _ in range(MAX_MODEL_PAGES):
             params = {"pageSize": "1000", **({"pageToken": token} if token else {})}
             data = await self.retrying(lambda: self._get_json("/v1beta/models", params))
             for model in data.get("models") or []:
-                methods = model.get("supportedGenerationMethods")
-                if methods is None or "generateContent" in methods or "streamGenerateContent" in methods:
-                    ids.append(str(model.get("name") or "").removeprefix("models/"))
+                methods = model.get("supportedGenerationMethods") if isinstance(model, dict) else None
+                if isinstance(model, dict) and (methods is None or "generateContent" in methods or "streamGenerateContent" in methods):
+                    if (facts := gemini_facts(model)) is not None:
+                        found.append(facts)
             token = data.get("nextPageToken") or ""
             if not token:
                 break
-        log.info("gemini models list: %d models in %.3fs", len(ids), time.monotonic() - started)
-        return [i for i in ids if i]
+        log.info("gemini models list: %d models in %.3fs", len(found), time.monotonic() - started)
+        return found
 
     async def _get_json(self, path: str, params: dict[str, str]) -> dict[str, Any]:
         response = await self.client().get(f"{self._base_url}{path}", params=params)

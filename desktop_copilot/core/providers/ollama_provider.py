@@ -4,6 +4,7 @@ tools described as text (or thinking left off), remembered per model."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -12,6 +13,8 @@ from urllib.parse import urlsplit
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.profiles.profile import ModelFacts
+from desktop_copilot.core.profiles.reported import ollama_show_facts
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.deadlines import LOCAL_DEADLINES, StreamDeadlines
 from desktop_copilot.core.providers.ollama_wire import OllamaEventMapper, build_body
@@ -134,8 +137,24 @@ class OllamaProvider(StreamingProvider):
         log.info("ollama models list: %d models in %.3fs", len(models), time.monotonic() - started)
         return [name for name in models if name]
 
-    async def _get_json(self, path: str) -> dict[str, Any]:
-        response = await self.client().get(path)
+    async def list_model_facts(self) -> list[ModelFacts]:
+        """Each pulled model with what `POST /api/show` says of it: its context length and capabilities (tools,
+        thinking, vision); asked a few at a time."""
+        names = await self.list_models()
+        gate = asyncio.Semaphore(4)
+
+        async def shown(name: str) -> ModelFacts:
+            async with gate:
+                try:
+                    body = await self._get_json("/api/show", {"model": name})
+                except Exception:  # noqa: BLE001 - a model the server cannot describe still has its name
+                    return ModelFacts(name)
+            return ollama_show_facts(name, body)
+
+        return list(await asyncio.gather(*(shown(name) for name in names)))
+
+    async def _get_json(self, path: str, posted: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = await (self.client().post(path, json=posted) if posted is not None else self.client().get(path))
         if response.status_code >= 400:
             raise HttpFailure(response.status_code, response.headers, response.content)
         data = response.json()

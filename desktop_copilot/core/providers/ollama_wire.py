@@ -12,14 +12,13 @@ from typing import Any
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.history import written_by
-from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ThinkingBlock, Usage
 from desktop_copilot.core.providers.attachment_limits import limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.parts import Parts
-from desktop_copilot.core.providers.text_protocol.call_formats import TEXT_FORM_FIELD
 from desktop_copilot.core.providers.text_protocol.reader import TextReader
 from desktop_copilot.core.providers.text_protocol.think_tags import LONE_CLOSE_WINDOW
-from desktop_copilot.core.providers.text_protocol.writing import call_text, results_text, tools_system_prompt
+from desktop_copilot.core.providers.text_protocol.writing import reply_text, results_text, tools_system_prompt, written_as_text
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
@@ -50,18 +49,11 @@ def _native_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
     return [turn, *results]
 
 
-def _prompt_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
-    """The text form: each call written where it was made, in the form the model used (`<tool_call>` for a native
-    one), and the results as a user message of `<tool_response>`s."""
-    parts = []
-    for block in message.blocks:
-        if isinstance(block, TextBlock) and block.text.strip():
-            parts.append(block.text)
-        elif isinstance(block, ToolCallBlock):
-            parts.append(call_text(block.name, block.arguments, str(block.provider_fields.get(TEXT_FORM_FIELD) or "hermes")))
+def _text_assistant(message: Message, own: bool) -> list[dict[str, Any]]:
+    """The text form: the reply as the model wrote it (its calls as text), and the results as a user message."""
     turns: list[dict[str, Any]] = []
-    if parts:
-        turn: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(parts)}
+    if content := reply_text(message):
+        turn: dict[str, Any] = {"role": "assistant", "content": content}
         thinking = "".join(b.thinking for b in message.blocks if isinstance(b, ThinkingBlock)) if own else ""
         if thinking.strip():
             turn["thinking"] = thinking
@@ -87,8 +79,8 @@ def build_messages(request: ProviderRequest, *, prompt_tools: bool = False) -> l
             added = [{"role": "user", "content": text, **({"images": images} if images else {})}] if text or images else []
         else:
             own = written_by(message, request.provider)
-            as_text = prompt_tools or (own and any(TEXT_FORM_FIELD in call.provider_fields for call in message.tool_calls))
-            added = _prompt_assistant(message, own) if as_text else _native_assistant(message, own)
+            as_text = prompt_tools or (own and written_as_text(message))
+            added = _text_assistant(message, own) if as_text else _native_assistant(message, own)
         for turn in added:
             if turn["role"] == "user" and turns and turns[-1]["role"] == "user":
                 last = turns[-1]

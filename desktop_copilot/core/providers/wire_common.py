@@ -1,5 +1,5 @@
 """What every wire adapter shares: the text sent back for a tool call, ids for calls a wire sends without
-one, a call's JSON arguments, and reading fields of SDK objects and plain dicts alike."""
+one, and a call's JSON arguments."""
 
 from __future__ import annotations
 
@@ -54,10 +54,3 @@ def parse_arguments(text: str) -> dict[str, Any]:
     except (json.JSONDecodeError, RecursionError):  # nested too deeply for Python: not arguments either
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def field_of(obj: Any, name: str, default: Any = None) -> Any:
-    """`obj[name]` of a dict, `obj.name` of an SDK object."""
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)

@@ -90,7 +90,13 @@ CREATE TABLE IF NOT EXISTS search_pending (
 """Messages saved whose search rows are not written yet (the index is written on a background thread): what
 is left here at start, after an exit or a crash in between, is indexed then."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6}
+V7 = """
+ALTER TABLE conversations ADD COLUMN temperature REAL;
+ALTER TABLE conversations ADD COLUMN top_p REAL
+"""
+"""A conversation's generation options (core.conversation.generation; NULL: the model's default)."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

@@ -372,6 +372,7 @@ class Store:
         return Conversation(id=row["id"], title=row["title"], provider=_provider(row), model=row["model"],
                             system=row["system"], assistant_id=_column(row, "assistant_id"),
                             thinking_budget=_column(row, "thinking_budget"), tools=None if tools is None else json.loads(tools),
+                            temperature=_column(row, "temperature"), top_p=_column(row, "top_p"),
                             created_at=row["created_at"], updated_at=row["updated_at"])
 
     @staticmethod

@@ -19,7 +19,7 @@ from desktop_copilot.core.content.attachments import AttachmentError
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.conversation.models import Conversation, Role, Usage
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, limits_for
-from desktop_copilot.core.providers.catalog import UnknownProviderError
+from desktop_copilot.core.provider_table import UnknownProviderError
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.core.storage.health import StorageProblem, StorageUnavailableError
 from desktop_copilot.qt.transcript.model import TranscriptModel, catalog_label

@@ -31,20 +31,16 @@ WORDS = (
     QT_TRANSLATE_NOOP("CoreWords", "Done"),
     QT_TRANSLATE_NOOP("CoreWords", "Error"),
     QT_TRANSLATE_NOOP("CoreWords", "Cancelled"),
-    # core/keys/secrets.py KNOWN_KEYS labels
-    QT_TRANSLATE_NOOP("CoreWords", "Anthropic API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "Tavily API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "OpenAI API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "DeepSeek API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "Moonshot (Kimi) API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "Zhipu (GLM) API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "OpenRouter API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "Groq API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "xAI API key"),
-    QT_TRANSLATE_NOOP("CoreWords", "Google Gemini API key"),
 )
 
 
+KEY_LABEL = QT_TRANSLATE_NOOP("CoreWords", "{provider} API key")
+"""Every key's label (core/provider_table.py: "Anthropic API key", "Tavily API key"); the name stays as it is."""
+KEY_SUFFIX = " API key"
+
+
 def core_text(english: str) -> str:
-    """`english`, a label from the core, in the interface language."""
+    """`english`, a label from the core, in the interface language (unknown text stays as it is)."""
+    if english.endswith(KEY_SUFFIX):
+        return QCoreApplication.translate(CONTEXT, KEY_LABEL).format(provider=english.removesuffix(KEY_SUFFIX))
     return QCoreApplication.translate(CONTEXT, english)

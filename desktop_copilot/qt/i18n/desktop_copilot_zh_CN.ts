@@ -177,6 +177,14 @@
         <translation>思考</translation>
     </message>
     <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
         <source>A tool still needs its key, and the file tools a workspace folder.</source>
         <translation>仍有工具缺少密钥，文件工具还需要工作区文件夹。</translation>
     </message>
@@ -598,6 +606,94 @@ Let it continue?</source>
     <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationButton</name>
+    <message>
+        <source>Generation…</source>
+        <translation>生成参数…</translation>
+    </message>
+    <message>
+        <source>Temperature and top-p of this conversation</source>
+        <translation>此对话的温度和 Top-p</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationDialog</name>
+    <message>
+        <source>Generation options</source>
+        <translation>生成参数</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>“{0}”: how the model picks its words. A change applies from the next message.</source>
+        <translation>“{0}”：模型如何选词。更改从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <source>&amp;Temperature</source>
+        <translation>温度(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Top-&amp;p</source>
+        <translation>Top-p(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Lower temperature gives steadier answers, higher more varied ones; top-p limits the words considered to the most likely. Change one of the two rather than both. Models that refuse them (with extended thinking, or reasoning models) are sent neither.</source>
+        <translation>温度越低，回答越稳定；越高，回答越多样。Top-p 只在可能性最高的词中选词。两者改一个即可，不要都改。不接受这些参数的模型（开启扩展思考时，或推理模型）两者都不会收到。</translation>
+    </message>
+    <message>
+        <source>Use the assistant&apos;s</source>
+        <translation>使用助手的参数</translation>
+    </message>
+    <message>
+        <source>Put back the options of the assistant this conversation started from</source>
+        <translation>恢复此对话所基于的助手的参数</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Not saved: {0}</source>
+        <translation>未保存：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationFields</name>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>model default</source>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>Temperature: {0} · Top-p: {1}</source>
+        <translation>温度：{0} · Top-p：{1}</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationOptionRow</name>
+    <message>
+        <source>Model default</source>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>Send nothing: the model uses its own default</source>
+        <translation>不发送：模型使用自己的默认值</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,6 @@
 """The Assistants page: the list of assistants (built-in ones first), and an editor for the selected one: name,
-system prompt, provider and model, thinking, and which tools it offers. Changes are saved to assistants.json at
-once (Save, or moving to another assistant); built-in assistants can only be duplicated."""
+system prompt, provider and model, thinking, temperature and top-p, and which tools it offers. Changes are saved to
+assistants.json at once (Save, or moving to another assistant); built-in assistants can only be duplicated."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from desktop_copilot.core.config.assistants import (
 )
 from desktop_copilot.core.config.app_config import MIN_THINKING_BUDGET
 from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.qt.common.generation_fields import temperature_row, top_p_row
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.models_page import group, hint, label
 from desktop_copilot.qt.settings.styles import set_kind
@@ -80,6 +81,8 @@ class AssistantsPage(QWidget):
         self.thinking_box = QComboBox(objectName="assistantThinking")
         self.budget_spin = QSpinBox(objectName="assistantBudget", minimum=MIN_THINKING_BUDGET, maximum=MAX_THINKING_BUDGET,
                                     singleStep=1024, suffix=self.tr(" tokens"))
+        self.temperature = temperature_row(self)
+        self.top_p = top_p_row(self)
         self.all_tools_radio = QRadioButton(self.tr("Every tool switched on in Settings ▸ Tools"))
         self.some_tools_radio = QRadioButton(self.tr("Only the tools ticked here"))
         self.tools_choice = QButtonGroup(self)
@@ -124,6 +127,8 @@ class AssistantsPage(QWidget):
         thinking_row.addWidget(self.budget_spin)
         thinking_row.addStretch(1)
         form.addRow(label(self.tr("Thinking")), thinking_row)
+        form.addRow(label(self.tr("Temperature")), self.temperature)
+        form.addRow(label(self.tr("Top-p")), self.top_p)
         tools_column = QVBoxLayout()
         tools_column.addWidget(self.all_tools_radio)
         tools_column.addWidget(self.some_tools_radio)
@@ -159,7 +164,8 @@ class AssistantsPage(QWidget):
         self.tools_choice.buttonToggled.connect(lambda *_: self._update_enabled())
         for signal in (self.name_edit.textChanged, self.system_edit.textChanged, self.provider_box.currentIndexChanged,
                        self.model_box.currentTextChanged, self.thinking_box.currentIndexChanged, self.budget_spin.valueChanged,
-                       self.tools_choice.buttonToggled, self.tool_list.itemChanged):
+                       self.tools_choice.buttonToggled, self.tool_list.itemChanged, self.temperature.sig_changed,
+                       self.top_p.sig_changed):
             signal.connect(self._on_edited)
 
     # --- the list ----------------------------------------------------------------------
@@ -214,6 +220,8 @@ class AssistantsPage(QWidget):
             choice = "settings" if shown.thinking is None else ("on" if shown.thinking else "off")
             self.thinking_box.setCurrentIndex(THINKING_CHOICES.index(choice))
             self.budget_spin.setValue(shown.thinking_budget)
+            self.temperature.set_value(shown.temperature)
+            self.top_p.set_value(shown.top_p)
             (self.all_tools_radio if shown.tools == ALL_TOOLS else self.some_tools_radio).setChecked(True)
             self._fill_tools(shown)
         finally:
@@ -236,7 +244,7 @@ class AssistantsPage(QWidget):
         settings = self.runtime.settings
         listed: list[str] = []
         if settings is not None:
-            cache = settings.models_cache if provider_id == "anthropic" else settings.provider_models.get(provider_id)
+            cache = settings.provider_models.get(provider_id)
             listed = list(cache.model_ids) if cache else []
         spec = self.runtime.providers().get(provider_id)
         default = [spec.default_model] if spec is not None and spec.default_model else []
@@ -276,7 +284,8 @@ class AssistantsPage(QWidget):
     def _update_enabled(self) -> None:
         editable = self._current is not None and not self._current.builtin
         self.builtin_note.setVisible(self._current is not None and self._current.builtin)
-        for widget in (self.name_edit, self.provider_box, self.thinking_box, self.all_tools_radio, self.some_tools_radio):
+        for widget in (self.name_edit, self.provider_box, self.thinking_box, self.all_tools_radio, self.some_tools_radio,
+                       self.temperature, self.top_p):
             widget.setEnabled(editable)
         self.system_edit.setReadOnly(not editable)
         self.model_box.setEnabled(editable and self.provider_box.currentData() is not None)
@@ -305,6 +314,8 @@ class AssistantsPage(QWidget):
             "model": self.model_box.currentText() if provider else None,
             "thinking": thinking,
             "thinking_budget": self.budget_spin.value(),
+            "temperature": self.temperature.value(),
+            "top_p": self.top_p.value(),
             "tools": tools,
         })
 

@@ -1,5 +1,6 @@
-"""The settings dialog (Keys, Providers, Models, Tools, MCP servers, Permissions): keys are saved to the keyring at once, everything else
-on OK/Apply through core.bootstrap.apply_settings (MCP servers and permissions change at once, in their own files)."""
+"""The settings dialog (Providers, Models, Tools, Tool keys, MCP servers, Permissions, Assistants, Prices): keys are saved to the
+keyring at once, everything else on OK/Apply through core.bootstrap.apply_settings (MCP servers and permissions change at once,
+in their own files)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLineEdit,
     QListWidget,
     QPushButton,
     QScrollArea,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop_copilot.core.bootstrap import apply_settings, effective_config
 from desktop_copilot.core.keys.keyring_store import KeyStoreError
+from desktop_copilot.core.provider_table import DEFAULT_PROVIDER
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.config.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.qt.bridge.background import BackgroundTasks
@@ -29,6 +30,7 @@ from desktop_copilot.qt.common.theme_switch import current_theme
 from desktop_copilot.qt.settings.assistants_page import AssistantsPage
 from desktop_copilot.qt.settings.keys_page import KeysPage
 from desktop_copilot.qt.settings.mcp_page import McpPage
+from desktop_copilot.qt.settings.model_profiles import ModelProfilesPage, conversation_model
 from desktop_copilot.qt.settings.models_page import ModelsPage
 from desktop_copilot.qt.settings.permissions_page import PermissionsPage
 from desktop_copilot.qt.settings.prices_page import PricesPage
@@ -39,9 +41,6 @@ from desktop_copilot.qt.settings.tools_page import ToolsPage
 log = logging.getLogger(__name__)
 
 PAGES = {
-    "keys": (QT_TRANSLATE_NOOP("SettingsDialog", "API keys"),
-             QT_TRANSLATE_NOOP("SettingsDialog", "Keys for Claude and for the tools (the other providers' are on the Providers page). "
-                                                 "Saving stores a key at once.")),
     "providers": (QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
                   QT_TRANSLATE_NOOP("SettingsDialog", "Which services answer: each one's key, endpoint and model list, and the default. "
                                                       "Keys are saved at once, the rest on OK.")),
@@ -49,6 +48,9 @@ PAGES = {
                QT_TRANSLATE_NOOP("SettingsDialog", "Which Claude answers, and how much it may think and use tools.")),
     "tools": (QT_TRANSLATE_NOOP("SettingsDialog", "Tools"),
               QT_TRANSLATE_NOOP("SettingsDialog", "What Claude may use while it answers. A tool without its key is never offered.")),
+    "keys": (QT_TRANSLATE_NOOP("SettingsDialog", "Tool keys"),
+             QT_TRANSLATE_NOOP("SettingsDialog", "Keys for the tools that need one (web search). Each provider's key is on the "
+                                                 "Providers page. Saving stores a key at once.")),
     "mcp": (QT_TRANSLATE_NOOP("SettingsDialog", "MCP servers"),
             QT_TRANSLATE_NOOP("SettingsDialog", "Programs and services that give Claude more tools. Changes here take effect at once.")),
     "permissions": (QT_TRANSLATE_NOOP("SettingsDialog", "Permissions"),
@@ -59,6 +61,9 @@ PAGES = {
     "prices": (QT_TRANSLATE_NOOP("SettingsDialog", "Prices"),
                QT_TRANSLATE_NOOP("SettingsDialog", "What each model costs per million tokens, used for the cost of each reply, each "
                                                    "conversation and View ▸ Usage. Applied on OK.")),
+    "profiles": (QT_TRANSLATE_NOOP("SettingsDialog", "Model profiles"),
+                 QT_TRANSLATE_NOOP("SettingsDialog", "What each model takes, how it thinks and calls tools, and where each figure "
+                                                     "came from. Correct a figure that is wrong for you; applied on OK.")),
 }
 """Page name -> its title and subtitle, in English (translated where shown)."""
 
@@ -91,20 +96,21 @@ class SettingsDialog(QDialog):
         self.setStyleSheet(settings_style_sheet(current_theme()))
         self.tasks = BackgroundTasks(self._show_status_error)
         settings = runtime.settings or Settings()
-        self.keys_page = KeysPage(runtime, runtime.key_store, self._base_urls)
-        self.models_page = ModelsPage(runtime, settings, lambda: self._base_urls()[0])
+        self.keys_page = KeysPage(runtime, runtime.key_store, self._tool_url)
+        self.models_page = ModelsPage(runtime, settings, lambda: self.providers_page.endpoint(DEFAULT_PROVIDER))
         self.tools_page = ToolsPage(runtime.registry.all(), runtime.switched_off_tools, settings)
         self.providers_page = ProvidersPage(runtime, self.pending_settings)
         self.mcp_page = McpPage(runtime.mcp_config, runtime.mcp)
         self.permissions_page = PermissionsPage(runtime.grants)
         self.assistants_page = AssistantsPage(runtime)
         self.prices_page = PricesPage(settings)
+        self.profiles_page = ModelProfilesPage(runtime, conversation_model(parent))
         self.nav = QListWidget(objectName="settingsNav")
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget()
-        pages = {"keys": self.keys_page, "models": self.models_page, "tools": self.tools_page, "providers": self.providers_page,
+        pages = {"providers": self.providers_page, "keys": self.keys_page, "models": self.models_page, "tools": self.tools_page,
                  "mcp": self.mcp_page, "permissions": self.permissions_page, "assistants": self.assistants_page,
-                 "prices": self.prices_page}  # the stack in the order the pages came; the list in PAGES order
+                 "prices": self.prices_page, "profiles": self.profiles_page}  # the stack in the order the pages came; the list in PAGES order
         self._scrolls = {name: _titled(name, page) for name, page in pages.items()}
         for scroll in self._scrolls.values():
             self.stack.addWidget(scroll)
@@ -118,12 +124,8 @@ class SettingsDialog(QDialog):
         self.nav.currentRowChanged.connect(lambda row: self.stack.setCurrentWidget(self._scrolls[list(PAGES)[row]]))
         self.nav.setCurrentRow(0)
         self.keys_page.sig_keys_changed.connect(self.tools_page.set_keys)
-        self.keys_page.sig_models_listed.connect(self._cache_models)
-        self.keys_page.sig_key_changed.connect(self.providers_page.reload_key)
-        self.providers_page.sig_key_changed.connect(self.keys_page.reload_key)
         self.providers_page.sig_models_listed.connect(self._cache_listed)
-        _mirror(self.models_page.base_url_edit, self.providers_page.rows["anthropic"].url_edit)
-        self.models_page.sig_models_fetched.connect(self._cache_models)
+        self.models_page.sig_models_fetched.connect(lambda ids: self._cache_listed(DEFAULT_PROVIDER, ids))
         self.tools_page.sig_add_key.connect(self.show_key)
         self.ok_button.clicked.connect(lambda: self.tasks.start(self.apply(close=True)))
         self.apply_button.clicked.connect(lambda: self.tasks.start(self.apply()))
@@ -179,6 +181,7 @@ class SettingsDialog(QDialog):
         edits.update(self.providers_page.edits(current))
         edits.update(self.tools_page.edits())
         edits.update(self.prices_page.edits())
+        edits.update(self.profiles_page.edits(current))
         return Settings.model_validate({**current.model_dump(), **edits})
 
     async def apply(self, *, close: bool = False) -> bool:
@@ -219,34 +222,24 @@ class SettingsDialog(QDialog):
             self.accept()
         return True
 
-    def _cache_models(self, ids: list[str]) -> None:
-        """Keeps a fetched model list in settings.json at once (only the cache: other edits wait for OK)."""
-        current = self.runtime.settings or Settings()
-        self.models_page.set_model_ids(ids, models_cache_now(ids).fetched_at)
-        try:
-            apply_settings(self.runtime, current.model_copy(update={"models_cache": models_cache_now(ids)}))
-        except (SettingsError, OSError) as exc:
-            log.warning("the model list was not cached: %s", exc)
-
     def _cache_listed(self, provider_id: str, ids: list[str]) -> None:
-        """Keeps the model list a Test fetched (Anthropic's in `models_cache`, which the Models page shows)."""
-        if provider_id == "anthropic":
-            self._cache_models(ids)
-            return
+        """Keeps a model list a Test or Refresh fetched in settings.json at once (only the list: other edits wait for OK)."""
         current = self.runtime.settings or Settings()
-        listed = {**current.provider_models, provider_id: models_cache_now(ids)}
+        listed = models_cache_now(ids)
+        if provider_id == DEFAULT_PROVIDER:  # the Models page offers the default provider's (Claude's) models
+            self.models_page.set_model_ids(ids, listed.fetched_at)
         try:
-            apply_settings(self.runtime, current.model_copy(update={"provider_models": listed}))
+            apply_settings(self.runtime, current.model_copy(update={"provider_models": {**current.provider_models, provider_id: listed}}))
         except (SettingsError, OSError) as exc:
             log.warning("the model list of %s was not cached: %s", provider_id, exc)
 
-    def _base_urls(self) -> tuple[str | None, str | None]:
-        """The Anthropic and Tavily base URLs as they would be after Apply (the environment still wins)."""
+    def _tool_url(self, _name: str) -> str | None:
+        """A tool's base URL as it would be after Apply (the environment still wins): Tavily's is the only one."""
         try:
             config = effective_config(self.pending_settings())
         except ValidationError:
             config = self.runtime.config
-        return config.anthropic_base_url, config.tavily_base_url
+        return config.tavily_base_url
 
     def _show_status_error(self, text: str) -> None:
         self.status.setText(text)
@@ -258,18 +251,12 @@ class SettingsDialog(QDialog):
         self.models_page.tasks.cancel_all()
         self.providers_page.tasks.cancel_all()
         self.mcp_page.tasks.cancel_all()
+        self.profiles_page.tasks.cancel_all()
         super().done(result)
-
-
-def _mirror(one: QLineEdit, other: QLineEdit) -> None:
-    """Two fields for one value (Anthropic's base URL on the Models and the Providers page)."""
-    one.textChanged.connect(lambda text: other.text() != text and other.setText(text))
-    other.textChanged.connect(lambda text: one.text() != text and one.setText(text))
 
 
 def _first_problem(error: ValidationError) -> str:
     item = error.errors(include_url=False)[0]
-    names = {"anthropic_base_url": QCoreApplication.translate("ModelsPage", "API base URL"),
-             "thinking_budget": QCoreApplication.translate("ModelsPage", "Thinking budget")}
+    names = {"thinking_budget": QCoreApplication.translate("ModelsPage", "Thinking budget")}
     where = names.get(str(item["loc"][0]), str(item["loc"][0])) if item["loc"] else QCoreApplication.translate("SettingsDialog", "settings")
     return f"{where} {item['msg'].removeprefix('Value error, ')}."

@@ -16,7 +16,8 @@ from desktop_copilot.qt.settings.styles import set_kind
 
 LINK_COLOR = DEFAULT_THEME.accent
 ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-PLACEHOLDERS = {"anthropic": "sk-ant-…", "tavily": "tvly-…"}
+PLACEHOLDERS = {"tavily": "tvly-…"}
+"""What a tool's key looks like (a provider's is in its table entry)."""
 
 
 def describe_source(spec: KeySpec, found: list[FoundKey], backend: str) -> tuple[str, str]:
@@ -43,9 +44,10 @@ class KeyField(QFrame):
     sig_found_changed = Signal()
     """`show_found` told the field where its key comes from now (`found`, `state`)."""
 
-    def __init__(self, spec: KeySpec, parent: QWidget | None = None, *, embedded: bool = False) -> None:
+    def __init__(self, spec: KeySpec, parent: QWidget | None = None, *, embedded: bool = False, placeholder: str = "") -> None:
         """`embedded`: inside a card that already names the key and has its own Test (a provider row): no
-        frame, title, state badge or Test button; the edit, Save and Remove on one line."""
+        frame, title, state badge or Test button; the edit, Save and Remove on one line. `placeholder`: what the
+        empty field says (what a key looks like, or that it is optional)."""
         super().__init__(parent, objectName="keyEmbedded" if embedded else "keyCard")
         self.spec = spec
         self.found: list[FoundKey] = []
@@ -54,7 +56,8 @@ class KeyField(QFrame):
         self.state = PlainLabel(self.tr("Checking…"), objectName="keyState")
         self.link = QLabel(objectName="keyLink", openExternalLinks=True, wordWrap=True)
         self.link.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.edit = QLineEdit(objectName="keyEdit", placeholderText=PLACEHOLDERS.get(spec.name, self.tr("Paste the key")))
+        self.empty_placeholder = placeholder or PLACEHOLDERS.get(spec.name) or self.tr("Paste the key")
+        self.edit = QLineEdit(objectName="keyEdit", placeholderText=self.empty_placeholder)
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.edit.setClearButtonEnabled(True)
         self.edit.setAccessibleName(core_text(spec.label))
@@ -127,8 +130,7 @@ class KeyField(QFrame):
         self.state.setToolTip(_also_set(found))
         self._show_link_or_note(found)
         replace = self.tr("Paste to replace {hint}") if self.embedded else self.tr("Paste a new key to replace {hint}")
-        self.edit.setPlaceholderText(replace.format(hint=found[0].secret.hint) if found else
-                                     PLACEHOLDERS.get(self.spec.name, self.tr("Paste the key")))
+        self.edit.setPlaceholderText(replace.format(hint=found[0].secret.hint) if found else self.empty_placeholder)
         self.remove_button.setToolTip(
             self.tr("Unset {variable} to remove a key that comes from the environment").format(variable=self.spec.env_var)
             if found and found[0].source == "environment" else self.tr("Remove the stored key")

@@ -1,4 +1,4 @@
-"""The Keys page (the Anthropic key and the tools' keys; the other providers' keys are on the Providers page):
+"""The Tool keys page (the keys the built-in tools need, Tavily's; every provider's key is on the Providers page):
 a notice about the keyring, a KeyField per key, and `KeyActions`, the keyring work behind Save and Remove
 that both pages use (keyring calls run off the GUI thread)."""
 
@@ -11,13 +11,11 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop_copilot.core.keys.key_check import KeyCheck
-from desktop_copilot.core.provider_table import PROVIDERS as PROVIDER_TABLE
-from desktop_copilot.core.providers.key_test import check_provider_key
 from desktop_copilot.core.tools.tavily import check_tavily_key
 from desktop_copilot.core.keys.key_values import KeyValueError, clean_key_value
 from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, KeyStoreError
-from desktop_copilot.core.provider_table import PROVIDERS
+from desktop_copilot.core.provider_table import TOOL_KEYS
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.keys.secrets import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
@@ -25,15 +23,18 @@ from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.settings.key_field import KeyField
 from desktop_copilot.qt.settings.styles import set_kind
 
-PAGE_KEYS = [name for name in KNOWN_KEYS if name == "anthropic" or name not in {p.key_name for p in PROVIDERS.values()}]
-"""The keys this page shows: Anthropic's and those of the tools (Tavily)."""
+PAGE_KEYS = [name for name in KNOWN_KEYS if name in TOOL_KEYS]
+"""The keys this page shows: the tools' (Tavily)."""
+KEY_CHECKS = {"tavily": check_tavily_key}
+"""How each tool's key is tested: (secret, base URL or None) -> KeyCheck."""
 
 
-def keyring_notice(status: KeyringStatus) -> str:
-    """Rich text: the backend's name and problem come from outside and are escaped."""
+def keyring_notice(status: KeyringStatus, env_vars: str = "") -> str:
+    """Rich text: the backend's name and problem come from outside and are escaped. `env_vars`: the variables a
+    key can come from instead (default: this page's)."""
     if status.usable:
         return QCoreApplication.translate("KeysPage", "Keys are kept in {place}, never in a file.").format(place=html.escape(status.backend))
-    env_vars = " or ".join(KNOWN_KEYS[name].env_var for name in PAGE_KEYS)
+    env_vars = env_vars or " or ".join(KNOWN_KEYS[name].env_var for name in PAGE_KEYS)
     where = f" ({html.escape(status.backend)})" if status.backend else ""
     return QCoreApplication.translate(
         "KeysPage",
@@ -120,28 +121,23 @@ class KeyActions:
 class KeysPage(QWidget):
     sig_keys_changed = Signal(dict)
     """{key name: whether a key is available}, after loading and after every change."""
-    sig_models_listed = Signal(list)
-    """Model ids a successful Anthropic test listed on the way."""
     sig_key_changed = Signal(str)
-    """A key was saved or removed here (the Providers page shows it too)."""
+    """A key was saved or removed here."""
 
-    def __init__(self, runtime: Runtime, key_store: KeyringKeys, base_urls, parent: QWidget | None = None) -> None:
+    def __init__(self, runtime: Runtime, key_store: KeyringKeys, tool_url, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runtime = runtime
         self.key_store = key_store
-        self.base_urls = base_urls
-        """() -> (anthropic base URL, tavily base URL) as they would be after Apply."""
+        self.tool_url = tool_url
+        """(key name) -> the tool's base URL as it would be after Apply (None: its public one)."""
         self.actions = KeyActions(runtime, key_store, self._show_status, self.sig_key_changed.emit)
         self.tasks = BackgroundTasks(self._show_failure)
         cancel_when_destroyed(self, self.tasks)
-        self.intro = QLabel(objectName="pageIntro", wordWrap=True, openExternalLinks=True)
-        self.intro.hide()
         self.notice = QLabel(self.tr("Checking the keyring…"), objectName="keyringNotice", wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.fields = {name: KeyField(KNOWN_KEYS[name]) for name in PAGE_KEYS}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(12)
-        layout.addWidget(self.intro)
         layout.addWidget(self.notice)
         for field in self.fields.values():
             field.set_busy(True)
@@ -150,10 +146,6 @@ class KeysPage(QWidget):
             field.sig_remove_requested.connect(lambda name: self.tasks.start(self.remove(name)))
             layout.addWidget(field)
         layout.addStretch(1)
-
-    def set_intro(self, html: str) -> None:
-        self.intro.setText(html)
-        self.intro.setVisible(bool(html))
 
     def focus_key(self, name: str) -> None:
         self.fields[name].edit.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -179,11 +171,6 @@ class KeysPage(QWidget):
         await self.actions.remove(self.fields[name])
         self._announce()
 
-    def reload_key(self, name: str) -> None:
-        """Shows again where `name` comes from (it was saved or removed on another page)."""
-        if name in self.fields:
-            self.tasks.start(self._refresh(name, announce=True))
-
     async def test(self, name: str) -> KeyCheck | None:
         field = self.fields[name]
         typed = field.typed()
@@ -194,27 +181,17 @@ class KeysPage(QWidget):
             return None
         if secret is None:
             return None
-        anthropic_url, tavily_url = self.base_urls()
         field.set_busy(True)
         field.show_message(self.tr("Testing the typed key…") if typed.strip() else self.tr("Testing the key in use…"), "busy")
         try:
-            if name in PROVIDER_TABLE:  # a provider's key: tested as every provider's is, by listing its models
-                spec = PROVIDER_TABLE[name]
-                result = await check_provider_key(spec, secret, anthropic_url if name == "anthropic" and anthropic_url else
-                                                  self.runtime.base_url(spec))
-            else:
-                result = await check_tavily_key(secret, tavily_url)
+            result = await KEY_CHECKS[name](secret, self.tool_url(name))
         finally:
             field.set_busy(False)
         field.show_message(("✓ " if result.ok else "") + result.message, "ok" if result.ok else "error")
-        if result.ok and result.model_ids:
-            self.sig_models_listed.emit(result.model_ids)
         return result
 
-    async def _refresh(self, name: str, *, announce: bool = False) -> None:
+    async def _refresh(self, name: str) -> None:
         await self.actions.refresh(self.fields[name])
-        if announce:
-            self._announce()
 
     @property
     def status(self) -> KeyringStatus | None:

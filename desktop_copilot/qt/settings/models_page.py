@@ -1,5 +1,5 @@
 """The Models page: the default model (from `GET /v1/models`, cached, or a built-in list), the output limit,
-the API base URL, extended thinking and its budget, and the tool-round limit."""
+extended thinking and its budget, and the tool-round limit."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -102,9 +101,6 @@ class ModelsPage(QWidget):
         self.max_tokens.setAccessibleName(self.tr("Output limit (max tokens)"))
         self.max_tokens.setToolTip(self.tr("max_tokens of each request: the longest reply Claude may write"))
         self.env_max_tokens = hint()
-        self.base_url_edit = QLineEdit(placeholderText="https://api.anthropic.com")
-        self.base_url_edit.setText(settings.anthropic_base_url or "")
-        self.env_base_url = hint()
         self.thinking_switch = ToggleSwitch()
         self.budget = QSpinBox(minimum=1024, maximum=MAX_THINKING_BUDGET, singleStep=1024, suffix=self.tr(" tokens"))
         self.budget.setGroupSeparatorShown(True)
@@ -150,8 +146,6 @@ class ModelsPage(QWidget):
         model_form.addRow(label(self.tr("Output limit")), beside(
             self.max_tokens, self.tr("Max tokens per reply. A longer answer is cut off; Continue picks it up.")))
         model_form.addRow("", self.env_max_tokens)
-        model_form.addRow(label(self.tr("API base URL")), self.base_url_edit)
-        model_form.addRow("", self.env_base_url)
         thinking_form = QFormLayout()
         thinking_form.addRow(label(self.tr("Extended thinking")), beside(self.thinking_switch, self.tr("Let Claude think before it answers")))
         thinking_form.addRow(label(self.tr("Thinking budget")), beside(self.budget, self.tr("At least 1,024. More allows deeper reasoning and costs more.")))
@@ -186,7 +180,7 @@ class ModelsPage(QWidget):
         found = await off_gui_thread(self.runtime.keys.get, "anthropic")
         if found is None:
             if not quiet:
-                self._show_list_state(self.tr("Add an Anthropic key on the Keys page to fetch the list."), "error")
+                self._show_list_state(self.tr("Add an Anthropic key on the Providers page to fetch the list."), "error")
             return False
         self.refresh_button.setEnabled(False)
         self._show_list_state(self.tr("Asking the API for models…"), "busy")
@@ -208,26 +202,23 @@ class ModelsPage(QWidget):
         if not self._appearance_hooked and (applied := getattr(self.window(), "sig_applied", None)) is not None:
             self._appearance_hooked = True
             applied.connect(self.apply_appearance)  # the settings dialog saved (OK or Apply): switch live
-        cache = self.runtime.settings.models_cache if self.runtime.settings else None
+        cache = self.runtime.settings.provider_models.get("anthropic") if self.runtime.settings else None
         if not self._fetched_once and (cache is None or _age(cache) > CACHE_MAX_AGE):
             self._fetched_once = True
             self.tasks.start(self.refresh(quiet=True))
 
     @property
     def _cached(self) -> bool:
-        return bool(self.runtime.settings and self.runtime.settings.models_cache)
+        return bool(self.runtime.settings and self.runtime.settings.provider_models.get("anthropic"))
 
     def _show_list_state(self, text: str, kind: str) -> None:
         self.list_state.setText(text)
         set_kind(self.list_state, kind)
 
     def _show_environment_overrides(self) -> None:
-        model, url = os.environ.get("DESKTOP_COPILOT_MODEL", "").strip(), os.environ.get("ANTHROPIC_BASE_URL", "").strip()
+        model = os.environ.get("DESKTOP_COPILOT_MODEL", "").strip()
         self.env_model.setText(self.tr("{setting} is set and wins over this choice.").format(setting=f"DESKTOP_COPILOT_MODEL={model}") if model else "")
         self.env_model.setVisible(bool(model))
-        self.env_base_url.setText(QCoreApplication.translate("ModelsPage", "{setting} is set and wins over this field.")
-            .format(setting=f"ANTHROPIC_BASE_URL={url}") if url else "")
-        self.env_base_url.setVisible(bool(url))
         self.env_max_tokens.setText(_max_tokens_override(os.environ.get(MAX_TOKENS_ENV, "").strip()))
         self.env_max_tokens.setVisible(bool(self.env_max_tokens.text()))
 
@@ -245,7 +236,6 @@ class ModelsPage(QWidget):
             model = None
         return {
             "default_model": model or None,
-            "anthropic_base_url": self.base_url_edit.text(),
             "thinking_enabled": self.thinking_switch.isChecked(),
             "thinking_budget": self.budget.value(),
             "max_tool_rounds": self.rounds.value(),
@@ -256,7 +246,7 @@ class ModelsPage(QWidget):
 
 
 def _initial_ids(settings: Settings) -> tuple[list[str], datetime | None]:
-    cache: ModelsCache | None = settings.models_cache
+    cache: ModelsCache | None = settings.provider_models.get("anthropic")
     if cache and cache.model_ids:
         return cache.model_ids, cache.fetched_at
     return list(dict.fromkeys([DEFAULT_MODEL, *PROVIDERS["anthropic"].fallback_models])), None

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.providers.catalog import ProviderSpec
+from desktop_copilot.core.provider_table import ProviderSpec
 from desktop_copilot.core.keys.redaction import redact
 from desktop_copilot.core.keys.secrets import KNOWN_KEYS, KeySpec
 from desktop_copilot.core.config.settings import CustomProvider, ModelsCache, Settings
@@ -87,8 +87,9 @@ def parse_headers(text: str) -> dict[str, str]:
 
 
 class ProviderRow(QFrame):
-    """One provider: a header (switch, name, Default tag, key state) that opens the details (key, base URL,
-    Test, and for an endpoint the user added its headers and Remove). The page does the work."""
+    """One provider: a header (switch, name, Default tag, for a local server whether it runs, key state) that opens
+    the details (key, optional for a local server; base URL, Test, and for an endpoint the user added its headers and
+    Remove). The page does the work."""
 
     def __init__(self, spec: ProviderSpec, settings: Settings, switched_on: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="providerCard")
@@ -99,13 +100,16 @@ class ProviderRow(QFrame):
         self.name = PlainLabel(spec.label, objectName="providerName")
         self.default_tag = PlainLabel(self.tr("Default"), objectName="defaultTag")
         self.key_state = PlainLabel(objectName="keyState")
+        self.server_state = PlainLabel(objectName="serverState")
+        self.server_state.setVisible(spec.local)  # set before it has a parent: never a window of its own
         self.message = PlainLabel(objectName="keyMessage", wordWrap=True)
         self.message.setContentsMargins(0, 4, 0, 0)
         self.message.hide()
         self.arrow = QToolButton(objectName="detailsButton", checkable=True, autoRaise=True)
         self.arrow.setArrowType(Qt.ArrowType.RightArrow)
         self.arrow.setAccessibleName(self.tr("{provider} details").format(provider=spec.label))
-        self.key_field = KeyField(_key_spec(spec), embedded=True) if spec.needs_key else None
+        self.key_field = KeyField(_key_spec(spec), embedded=True, placeholder=spec.key_placeholder if spec.needs_key else
+                                  self.tr("Optional: only if the server asks for a key")) if spec.key_name else None
         self.url_edit = QLineEdit(placeholderText=spec.base_url if not spec.custom else "http://host:port/v1")
         self.url_edit.setText(_configured_url(spec, settings))
         self.url_edit.setAccessibleName(self.tr("{provider} base URL").format(provider=spec.label))
@@ -129,7 +133,7 @@ class ProviderRow(QFrame):
         else:
             self.key_state.setText(self.tr("Checking…"))  # until the page has read where the key comes from
         self._check_url()
-        self._show_cached(settings.models_cache if spec.id == "anthropic" else settings.provider_models.get(spec.id))
+        self._show_cached(settings.provider_models.get(spec.id))
 
     def _layout(self) -> None:
         head = QHBoxLayout(self.header)
@@ -138,6 +142,7 @@ class ProviderRow(QFrame):
         head.addWidget(self.switch)
         head.addWidget(self.name)
         head.addWidget(self.default_tag)
+        head.addWidget(self.server_state)
         head.addStretch(1)
         head.addWidget(self.key_state)
         head.addWidget(self.arrow)
@@ -190,7 +195,7 @@ class ProviderRow(QFrame):
 
     def show_key_state(self) -> None:
         found = self.key_field.found if self.key_field is not None else []
-        if self.key_field is None:
+        if self.key_field is None or (not found and not self.spec.needs_key):
             text, kind = self.tr("No key needed"), "none"
         elif not found:
             text, kind = self.tr("No key — add one"), "missing"
@@ -213,6 +218,23 @@ class ProviderRow(QFrame):
     def show_result(self, text: str, kind: str) -> None:
         self.result.setText(text)
         set_kind(self.result, kind)
+
+    def show_server(self, models: list[str] | None, url: str, *, refused: bool = False) -> None:
+        """Whether the local server at `url` listed its `models` (None: it did not; `refused`: it answered with an
+        error, which the Test result says), in a quiet line."""
+        if refused:
+            text, kind = self.tr("Running, but it refused the request"), "running"
+        elif models is None:
+            text, kind = self.tr("Not running at {url}").format(url=url), "stopped"
+        else:
+            text, kind = self.tr("Running · %n models", "", len(models)), "running"
+        self.server_state.setText(text)
+        self.server_state.setToolTip("\n".join(models[:40]) if models else "")
+        set_kind(self.server_state, kind)
+
+    def show_server_checking(self) -> None:
+        self.server_state.setText(self.tr("Checking…"))
+        set_kind(self.server_state, "checking")
 
     def url(self) -> str:
         return self.url_edit.text().strip().rstrip("/")
@@ -246,11 +268,7 @@ def _key_spec(spec: ProviderSpec) -> KeySpec:
 
 
 def _configured_url(spec: ProviderSpec, settings: Settings) -> str:
-    if spec.custom:
-        return spec.base_url
-    if spec.id == "anthropic":  # the Models page edits the same value
-        return settings.anthropic_base_url or settings.base_urls.get("anthropic", "")
-    return settings.base_urls.get(spec.id, "")
+    return spec.base_url if spec.custom else settings.base_urls.get(spec.id, "")
 
 
 class EndpointForm(QDialog):

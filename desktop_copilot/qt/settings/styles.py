@@ -21,7 +21,7 @@ def set_kind(widget: QWidget, kind: str) -> None:
 @themed_style_sheet
 def settings_style_sheet(theme: Theme) -> str:
     return f"""
-        QDialog#settingsDialog, QDialog#endpointForm, QWidget#settingsPage, QScrollArea#pageScroll, QWidget#pageBody {{
+        QDialog#settingsDialog, QDialog#endpointForm, QDialog#welcomeDialog, QWidget#settingsPage, QScrollArea#pageScroll, QWidget#pageBody {{
             background: {theme.background}; color: {theme.text};
         }}
         QListWidget#settingsNav {{
@@ -33,10 +33,6 @@ def settings_style_sheet(theme: Theme) -> str:
         QListWidget#settingsNav::item:selected {{ background: {theme.row_selected}; color: {theme.text}; font-weight: 600; }}
         QLabel#pageTitle {{ font-size: 15pt; font-weight: 600; color: {theme.text}; }}
         QLabel#pageSubtitle, QLabel#hint {{ color: {theme.muted}; }}
-        QLabel#pageIntro {{
-            background: {theme.info_background}; color: {theme.info_strong}; border: 1px solid {theme.info_border}; border-radius: 10px;
-            padding: 10px 12px;
-        }}
         QLabel#keyringNotice {{
             color: {theme.muted}; background: {theme.sidebar_background}; border: 1px solid {theme.border}; border-radius: 10px;
             padding: 8px 12px;
@@ -51,6 +47,9 @@ def settings_style_sheet(theme: Theme) -> str:
         QFrame#providerCard QWidget#providerHeader, QFrame#providerCard QWidget#providerBody,
         QFrame#keyEmbedded {{ background: transparent; border: none; }}
         QLabel#keyTitle, QLabel#groupTitle, QLabel#providerName {{ font-weight: 600; font-size: 11pt; }}
+        QLabel#sectionTitle {{ font-weight: 600; font-size: 9.5pt; color: {theme.muted}; padding: 6px 0 0 2px; }}
+        QLabel#serverState {{ font-size: 9pt; color: {theme.muted}; }}
+        QLabel#serverState[kind="running"] {{ color: {theme.ok_text}; }}
         QLabel#defaultTag {{
             border-radius: 9px; padding: 1px 8px; font-size: 8.5pt; color: {theme.accent}; background: {theme.accent_soft};
             border: 1px solid {theme.accent_soft_border};
@@ -77,24 +76,24 @@ def settings_style_sheet(theme: Theme) -> str:
         QLabel#keyLink, QLabel#hint {{ font-size: 9pt; color: {theme.muted}; }}
         QLabel#toolDescription {{ color: {theme.muted}; }}
         QLabel#toolNote {{ color: {theme.warn_text}; }}
-        QLineEdit, QComboBox, QSpinBox {{
+        QLineEdit, QComboBox, QAbstractSpinBox {{
             background: {theme.card}; border: 1px solid {theme.input_border}; border-radius: 8px; padding: 5px 8px;
             selection-background-color: {theme.highlight}; selection-color: {theme.text}; min-height: 20px;
         }}
         QPlainTextEdit {{ background: {theme.card}; border: 1px solid {theme.input_border}; border-radius: 8px; padding: 3px 4px; }}
-        QLineEdit:focus, QComboBox:focus, QSpinBox:focus, QPlainTextEdit:focus {{ border: 1px solid {theme.accent}; }}
-        QLineEdit:disabled, QSpinBox:disabled {{ color: {theme.faint}; background: {theme.disabled_background}; }}
+        QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus, QPlainTextEdit:focus {{ border: 1px solid {theme.accent}; }}
+        QLineEdit:disabled, QAbstractSpinBox:disabled {{ color: {theme.faint}; background: {theme.disabled_background}; }}
         QComboBox::drop-down {{ border: none; width: 24px; }}
-        QComboBox::down-arrow, QSpinBox::down-arrow {{ image: url({ARROWS}/arrow-down-16.png); width: 10px; height: 10px; }}
-        QSpinBox::up-arrow {{ image: url({ARROWS}/arrow-up-16.png); width: 10px; height: 10px; }}
-        QSpinBox::up-arrow:disabled, QSpinBox::down-arrow:disabled {{ image: none; }}
-        QSpinBox QLineEdit, QComboBox QLineEdit {{ border: none; padding: 0; background: transparent; min-height: 0; }}
-        QSpinBox::up-button, QSpinBox::down-button {{
+        QComboBox::down-arrow, QAbstractSpinBox::down-arrow {{ image: url({ARROWS}/arrow-down-16.png); width: 10px; height: 10px; }}
+        QAbstractSpinBox::up-arrow {{ image: url({ARROWS}/arrow-up-16.png); width: 10px; height: 10px; }}
+        QAbstractSpinBox::up-arrow:disabled, QAbstractSpinBox::down-arrow:disabled {{ image: none; }}
+        QAbstractSpinBox QLineEdit, QComboBox QLineEdit {{ border: none; padding: 0; background: transparent; min-height: 0; }}
+        QAbstractSpinBox::up-button, QAbstractSpinBox::down-button {{
             subcontrol-origin: border; width: 20px; border: none; background: transparent; margin-right: 3px;
         }}
-        QSpinBox::up-button {{ subcontrol-position: top right; margin-top: 3px; }}
-        QSpinBox::down-button {{ subcontrol-position: bottom right; margin-bottom: 3px; }}
-        QSpinBox::up-button:hover, QSpinBox::down-button:hover {{ background: {theme.button_hover}; border-radius: 4px; }}
+        QAbstractSpinBox::up-button {{ subcontrol-position: top right; margin-top: 3px; }}
+        QAbstractSpinBox::down-button {{ subcontrol-position: bottom right; margin-bottom: 3px; }}
+        QAbstractSpinBox::up-button:hover, QAbstractSpinBox::down-button:hover {{ background: {theme.button_hover}; border-radius: 4px; }}
         QComboBox QAbstractItemView {{
             background: {theme.card}; border: 1px solid {theme.border}; selection-background-color: {theme.row_hover};
             selection-color: {theme.text}; outline: none;
@@ -104,6 +103,7 @@ def settings_style_sheet(theme: Theme) -> str:
             padding: 5px 14px; min-width: 56px;
         }}
         QPushButton:hover {{ background: {theme.button_hover}; }}
+        QDialog#welcomeDialog QPushButton:focus {{ border: 1px solid {theme.accent}; }}
         QPushButton:disabled {{ color: {theme.faint}; background: {theme.disabled_background}; border-color: {theme.border}; }}
         QPushButton#primaryButton, QDialogButtonBox QPushButton:default {{
             background: {theme.accent}; color: {theme.on_accent}; border: 1px solid {theme.accent}; font-weight: 600;

@@ -9,7 +9,7 @@ from itertools import accumulate
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop_copilot.core.conversation.models import Message, Role
-from desktop_copilot.core.providers.catalog import PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.qt.transcript.message_source import MessageSource
 from desktop_copilot.core.transcript.segments import (
     NEW_BLOCK,

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_copilot.core.usage.pricing import PRICES_TAKEN, PriceSource, PriceTable, price_table
-from desktop_copilot.core.providers.catalog import PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.usage_queries import UsageRow, usage_rows

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         from desktop_copilot.qt.transcript.view import TranscriptView
         from desktop_copilot.qt.window.composer import Composer
         from desktop_copilot.qt.window.error_banner import ErrorBanner
+        from desktop_copilot.qt.window.generation_options import GenerationButton
         from desktop_copilot.qt.window.history_pane import install_history_pane
         from desktop_copilot.qt.window.menus import install_menus
         from desktop_copilot.qt.window.model_picker import ModelPicker
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.title_label = ElidedLabel(objectName="conversationTitle")
         self.model_picker = ModelPicker(controller)  # "Provider · model"; opens the list of models
         self.model_label = self.model_picker.model_label
+        self.generation_button = GenerationButton(self)  # the conversation's temperature and top-p
         self.view = TranscriptView(controller.model, parent=self)
         self.banner = ErrorBanner()
         self.recovery = RecoveryBar(controller)  # Retry / Continue / Edit under the last reply when it needs them
@@ -139,6 +141,7 @@ class MainWindow(QMainWindow):
         prompt_button.setToolTip(self.tr("See and edit this conversation's system prompt"))
         prompt_button.clicked.connect(self._open_system_prompt)
         header_row.addWidget(prompt_button, 0)
+        header_row.addWidget(self.generation_button, 0)
         header_row.addWidget(self.model_picker, 0)
         bottom = QWidget(objectName="bottomArea")
         bottom_row = QHBoxLayout(bottom)
@@ -288,12 +291,9 @@ class MainWindow(QMainWindow):
     def open_key_settings(self, provider_id: str) -> None:
         """Settings on the page that holds `provider_id`'s key; the header follows what is applied there."""
         from desktop_copilot.qt.settings.entry import open_settings
-        from desktop_copilot.qt.window.model_popup import key_page
 
-        try:
-            dialog = open_settings(self, key_page(provider_id))
-        except ValueError:  # a dialog without that page
-            dialog = open_settings(self, "keys")
+        dialog = open_settings(self, "providers")
+        dialog.show_key(provider_id)
         dialog.sig_applied.connect(self.refresh_header)
 
     def refresh_header(self) -> None:
@@ -301,11 +301,18 @@ class MainWindow(QMainWindow):
         conversation = self.controller.session.conversation
         self.title_label.setText(conversation.title or QCoreApplication.translate("ConversationList", "New chat"))
         self.model_picker.refresh()
+        self.generation_button.refresh()
         self.composer.edit.setPlaceholderText(self.tr("Message {name}…").format(name=self.assistant_name()))
 
     def assistant_name(self) -> str:
-        """Who answers the next message: "Claude", or the provider's name ("DeepSeek")."""
-        return "Claude" if self.controller.provider_id == "anthropic" else self.model_picker.provider_label.text()
+        """Who answers the next message, as people call it ("Claude", "Gemini"), else the provider's name ("DeepSeek")."""
+        from desktop_copilot.core.provider_table import UnknownProviderError
+
+        try:
+            named = self.controller.session.runtime.spec(self.controller.provider_id).assistant_name
+        except UnknownProviderError:  # an endpoint removed since
+            named = ""
+        return named or self.model_picker.provider_label.text()
 
     # --- slots -----------------------------------------------------------------------
 

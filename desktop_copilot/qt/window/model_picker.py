@@ -144,7 +144,7 @@ class ModelPicker(QFrame):
         settings = self.runtime.settings
         if settings is None:
             return []
-        cache = settings.models_cache if provider_id == "anthropic" else settings.provider_models.get(provider_id)
+        cache = settings.provider_models.get(provider_id)
         return list(cache.model_ids) if cache is not None else []
 
     def _popup_position(self) -> QPoint:
@@ -195,11 +195,9 @@ class ModelPicker(QFrame):
         settings = self.runtime.settings
         if settings is None or not ids:
             return
-        cache = models_cache_now(ids)
-        update = ({"models_cache": cache} if provider_id == "anthropic"
-                  else {"provider_models": {**settings.provider_models, provider_id: cache}})
+        listed = {**settings.provider_models, provider_id: models_cache_now(ids)}
         try:
-            apply_settings(self.runtime, settings.model_copy(update=update))
+            apply_settings(self.runtime, settings.model_copy(update={"provider_models": listed}))
         except (SettingsError, OSError) as exc:
             log.warning("the model list was not kept: %s", exc)
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_copilot.core.providers.catalog import ProviderSpec
+from desktop_copilot.core.provider_table import ProviderSpec
 from desktop_copilot.qt.common.paint_helpers import fill_rounded
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
@@ -30,14 +30,10 @@ CHOOSABLE = ("model", "add_key")
 ROW_HEIGHTS = {"provider": 30, "model": 28}
 
 
-def key_page(provider_id: str) -> str:
-    """The settings page that holds the provider's key: Anthropic's is on Keys, the others' on Providers."""
-    return "keys" if provider_id == "anthropic" else "providers"
-
-
-def add_key_words(provider_id: str) -> str:
-    page = QCoreApplication.translate("ModelPopup", "Keys") if key_page(provider_id) == "keys" else QCoreApplication.translate("ModelPopup", "Providers")
-    return QCoreApplication.translate("ModelPopup", "Add a key in Settings ▸ {page}").format(page=page)
+def add_key_words() -> str:
+    """The row under a provider without its key (every provider's key is on Settings ▸ Providers)."""
+    return QCoreApplication.translate("ModelPopup", "Add a key in Settings ▸ {page}").format(
+        page=QCoreApplication.translate("ModelPopup", "Providers"))
 
 
 def refresh_words() -> str:
@@ -86,7 +82,7 @@ def picker_rows(states: list[ProviderState], query: str, current: tuple[str, str
             "Refreshing…") if state.refreshing else refresh_words()
         rows.append(Row("provider", spec.id, spec.label, enabled=not locked, hint=hint))
         if locked:
-            rows.append(Row("add_key", spec.id, add_key_words(spec.id)))
+            rows.append(Row("add_key", spec.id, add_key_words()))
         if state.problem:
             rows.append(Row("problem", spec.id, state.problem, enabled=False))
         elif not state.models:

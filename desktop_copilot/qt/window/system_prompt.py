@@ -18,6 +18,23 @@ def assistant_library(window: QMainWindow) -> AssistantLibrary:
     return AssistantLibrary.in_folder(window.controller.session.runtime.paths.config_dir)
 
 
+def button_row(restore: QPushButton, cancel: QPushButton, save: QPushButton) -> QHBoxLayout:
+    """The buttons under a dialog that edits the open conversation: restore at the left, Cancel and Save at the right."""
+    row = QHBoxLayout()
+    row.addWidget(restore)
+    row.addStretch(1)
+    row.addWidget(cancel)
+    row.addWidget(save)
+    return row
+
+
+def save_header(session: ChatSession) -> None:
+    """Saves the conversation's header at once when it is stored (a new conversation is stored with its first
+    message); raises what the store raises."""
+    if session.store is not None and session.conversation.messages:
+        session.store.save_conversation(session.conversation)
+
+
 class SystemPromptDialog(QDialog):
     """Shows and edits one conversation's system prompt; Save keeps it with a stored conversation at once."""
 
@@ -45,16 +62,11 @@ class SystemPromptDialog(QDialog):
         self.restore_button.setVisible(self.assistant is not None)
         self.cancel_button = QPushButton(self.tr("Cancel"), autoDefault=False)
         self.save_button = QPushButton(self.tr("Save"), objectName="primaryButton", default=True)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.restore_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.save_button)
         column = QVBoxLayout(self)
         column.addWidget(self.about)
         column.addWidget(self.edit, 1)
         column.addWidget(self.message)
-        column.addLayout(buttons)
+        column.addLayout(button_row(self.restore_button, self.cancel_button, self.save_button))
         self.restore_button.clicked.connect(self.restore)
         self.cancel_button.clicked.connect(self.reject)
         self.save_button.clicked.connect(self.save)
@@ -70,15 +82,12 @@ class SystemPromptDialog(QDialog):
         if len(text) > MAX_SYSTEM_CHARS:
             self.message.setText(self.tr("The system prompt is longer than {0:,} characters; shorten it.").format(MAX_SYSTEM_CHARS))
             return False
-        conversation = self.session.conversation
-        conversation.system = text.strip() or None
-        store = self.session.store
-        if store is not None and conversation.messages:  # a new conversation is stored with its first message
-            try:
-                store.save_conversation(conversation)
-            except Exception as exc:  # noqa: BLE001 - a disk or database error is shown, not raised into Qt
-                self.message.setText(self.tr("Not saved: {0}").format(str(exc)))
-                return False
+        self.session.conversation.system = text.strip() or None
+        try:
+            save_header(self.session)
+        except Exception as exc:  # noqa: BLE001 - a disk or database error is shown, not raised into Qt
+            self.message.setText(self.tr("Not saved: {0}").format(str(exc)))
+            return False
         self.sig_saved.emit()
         self.accept()
         return True

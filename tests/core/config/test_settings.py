@@ -64,7 +64,9 @@ def test_round_trip(settings_path):
     data = json.loads(settings_path.read_text(encoding="utf-8"))
     assert data["disabled_tools"] == ["calculator", "web_search"]
     assert data["max_tokens"] == 50_000
-    assert data["models_cache"]["fetched_at"].startswith("2025-01-02T03:04:05")
+    assert data["provider_models"]["anthropic"]["fetched_at"].startswith("2025-01-02T03:04:05")
+    assert data["base_urls"] == {"anthropic": "https://proxy.example/anthropic"}
+    assert "models_cache" not in data and "anthropic_base_url" not in data
 
 
 def test_save_leaves_no_temporary_files(settings_path):
@@ -153,11 +155,42 @@ def test_unknown_keys_are_dropped_so_a_pasted_key_is_not_kept(settings_path):
 
 def test_validation_on_assignment_and_blank_strings():
     settings = Settings(default_model="  ", anthropic_base_url="")
-    assert settings.default_model is None and settings.anthropic_base_url is None
+    assert settings.default_model is None and settings.base_urls == {}
     settings.disabled_tools = ["a", "a", "b"]
     assert settings.disabled_tools == {"a", "b"}
     with pytest.raises(ValidationError):
         settings.max_tool_rounds = -1
+
+
+def test_a_file_from_before_anthropic_was_an_ordinary_provider_is_read_into_the_new_places(settings_path):
+    settings_path.parent.mkdir(parents=True)
+    settings_path.write_text(json.dumps({
+        "anthropic_base_url": "https://proxy.example/anthropic/",
+        "models_cache": {"model_ids": ["claude-opus-4-1"], "fetched_at": "2025-01-02T03:04:05Z"},
+        "base_urls": {"deepseek": "https://deepseek.example"},
+        "provider_models": {"deepseek": {"model_ids": ["deepseek-chat"], "fetched_at": "2025-01-02T03:04:05Z"}},
+    }), encoding="utf-8")
+    file = SettingsFile(settings_path)
+    settings = file.load()
+    assert file.problem is None
+    assert settings.base_urls == {"anthropic": "https://proxy.example/anthropic", "deepseek": "https://deepseek.example"}
+    assert settings.provider_models["anthropic"].model_ids == ["claude-opus-4-1"]
+    assert settings.provider_models["deepseek"].model_ids == ["deepseek-chat"]
+    assert effective_config(settings, environ={}).anthropic_base_url == "https://proxy.example/anthropic"
+    file.save(settings)  # saved in the new places only
+    data = json.loads(settings_path.read_text(encoding="utf-8"))
+    assert "anthropic_base_url" not in data and "models_cache" not in data
+    assert data["provider_models"]["anthropic"]["model_ids"] == ["claude-opus-4-1"]
+
+
+def test_a_value_already_in_the_new_place_wins_over_the_old_one():
+    settings = Settings.model_validate({
+        "anthropic_base_url": "https://old.example", "base_urls": {"anthropic": "https://new.example"},
+        "models_cache": {"model_ids": ["old"], "fetched_at": "2025-01-02T03:04:05Z"},
+        "provider_models": {"anthropic": {"model_ids": ["new"], "fetched_at": "2025-01-02T03:04:05Z"}},
+    })
+    assert settings.base_urls == {"anthropic": "https://new.example"}
+    assert settings.provider_models["anthropic"].model_ids == ["new"]
 
 
 def test_models_cache_now():

@@ -153,7 +153,13 @@ def make_database(path, version):
         db.execute("PRAGMA user_version=5")
         db.commit()
         db.close()
-    assert version <= 5, "add a fixture for the new schema version here"
+    if version >= 6:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V6)
+        db.execute("PRAGMA user_version=6")
+        db.commit()
+        db.close()
+    assert version <= 6, "add a fixture for the new schema version here"
     return message
 
 

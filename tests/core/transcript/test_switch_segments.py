@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from desktop_copilot.core.conversation.models import Message, MessageStatus, Role, TextBlock
-from desktop_copilot.core.providers.catalog import PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.core.transcript.segments import MessageSegmenter, diff_rows, switch_label
 
 

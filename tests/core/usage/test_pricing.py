@@ -21,7 +21,7 @@ from desktop_copilot.core.usage.pricing import (
     input_includes_cache,
     price_table,
 )
-from desktop_copilot.core.providers.catalog import PROVIDERS
+from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.core.config.settings import Settings, SettingsFile
 
 

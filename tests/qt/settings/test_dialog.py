@@ -21,7 +21,7 @@ from desktop_copilot.qt.settings.entry import open_dialog_of, show_startup_notic
 from tests.qt.conftest import run_async
 from tests.support.loopback import anthropic_error, anthropic_text_reply, json_response, sse_response
 from tests.support.memory_keyring import MemoryKeyring, use_memory_keyring
-from tests.support.settings_support import anthropic_models, files_containing, open_dialog, wait_idle, wait_loaded
+from tests.support.settings_support import anthropic_models, files_containing, open_dialog, wait_idle
 
 ANTHROPIC_KEY = "sk-ant-api03-dialog-test-value-41f7"
 TAVILY_KEY = "tvly-dev-dialog-test-value-88c2"
@@ -63,23 +63,24 @@ def tool_names(request: dict) -> list[str]:
 def test_saving_a_key_puts_it_in_the_keyring_and_not_on_disk(qtbot, keyring_backend, app_window):
     window = app_window()
     dialog = open_dialog(qtbot, window)
-    field = dialog.keys_page.fields["anthropic"]
-    assert field.state.text() == "Not set" and "console.anthropic.com" in field.link.text()
+    dialog.show_page("keys")
+    field = dialog.keys_page.fields["tavily"]
+    assert field.state.text() == "Not set" and "app.tavily.com" in field.link.text()
     assert field.edit.echoMode() is QLineEdit.EchoMode.Password
 
-    qtbot.keyClicks(field.edit, ANTHROPIC_KEY)
+    qtbot.keyClicks(field.edit, TAVILY_KEY)
     qtbot.keyClick(field.edit, Qt.Key.Key_Return)  # Enter saves the key and leaves the dialog open
     qtbot.waitUntil(lambda: field.state.text().startswith("Stored in"), timeout=5000)
     assert dialog.isVisible()
 
-    assert keyring_backend.entries == {(SERVICE, "anthropic"): ANTHROPIC_KEY}
+    assert keyring_backend.entries == {(SERVICE, "tavily"): TAVILY_KEY}
     assert field.edit.text() == "" and field.edit.echoMode() is QLineEdit.EchoMode.Password
-    assert field.state.text().endswith("…41f7") and field.link.text() == ""
+    assert field.state.text().endswith("…88c2") and field.link.text() == ""
     assert "stored in" in field.message.text()
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
     assert (home() / "config" / "settings.json").exists()
-    assert files_containing(home(), ANTHROPIC_KEY) == []
+    assert files_containing(home(), TAVILY_KEY) == []
 
 
 def test_a_key_shows_only_while_show_is_on_and_a_stored_key_never(qtbot, keyring_backend, app_window):
@@ -149,13 +150,13 @@ def test_test_reports_a_401_in_words(qtbot, keyring_backend, app_window, loopbac
     loopback.enqueue("/v1/models", anthropic_error(401, "authentication_error", "invalid x-api-key"))
     window = app_window()
     dialog = open_dialog(qtbot, window)
-    field = dialog.keys_page.fields["anthropic"]
-    field.edit.setText(ANTHROPIC_KEY)
-    field.test_button.click()
-    qtbot.waitUntil(lambda: "rejected the key" in field.message.text(), timeout=10000)
-    assert "401" in field.message.text() and "invalid x-api-key" in field.message.text()
-    assert ANTHROPIC_KEY not in field.message.text()
-    assert field.message.property("kind") == "error"
+    row = dialog.providers_page.rows["anthropic"]  # ANTHROPIC_BASE_URL points at the loopback
+    row.key_field.edit.setText(ANTHROPIC_KEY)
+    row.test_button.click()
+    qtbot.waitUntil(lambda: "rejected the key" in row.result.text(), timeout=10000)
+    assert "401" in row.result.text() and "invalid x-api-key" in row.result.text()
+    assert ANTHROPIC_KEY not in row.result.text()
+    assert row.result.property("kind") == "error"
     request = loopback.requests_to("/v1/models")[0]
     assert request.method == "GET" and request.headers["authorization"] == f"Bearer {ANTHROPIC_KEY}"
     assert keyring_backend.entries == {}  # testing does not save
@@ -166,11 +167,11 @@ def test_test_success_counts_the_models_and_caches_them(qtbot, keyring_backend, 
     loopback.enqueue("/v1/models", anthropic_models(["claude-opus-4-6", "claude-sonnet-4-5-20250929", "claude-haiku-4-5"]))
     window = app_window()
     dialog = open_dialog(qtbot, window)
-    field = dialog.keys_page.fields["anthropic"]
-    field.test_button.click()  # nothing typed: the stored key is tested
-    qtbot.waitUntil(lambda: "Key works" in field.message.text(), timeout=10000)
-    assert "3 models available" in field.message.text()
-    cached = json.loads((home() / "config" / "settings.json").read_text())["models_cache"]["model_ids"]
+    row = dialog.providers_page.rows["anthropic"]
+    row.test_button.click()  # nothing typed: the stored key is tested
+    qtbot.waitUntil(lambda: "Works" in row.result.text(), timeout=10000)
+    assert row.result.text().startswith("✓ Works — 3 models")
+    cached = json.loads((home() / "config" / "settings.json").read_text())["provider_models"]["anthropic"]["model_ids"]
     assert cached == ["claude-opus-4-6", "claude-sonnet-4-5-20250929", "claude-haiku-4-5"]
     box = dialog.models_page.model_box
     assert [box.itemText(i) for i in range(box.count())] == cached
@@ -199,7 +200,7 @@ def test_models_come_from_the_api_are_cached_and_survive_a_restart(qtbot, keyrin
     page = dialog.models_page
     qtbot.waitUntil(lambda: "2 models from the API" in page.list_state.text(), timeout=10000)
     assert [page.model_box.itemText(i) for i in range(page.model_box.count())] == ids
-    assert window.controller.session.runtime.settings.models_cache.model_ids == ids
+    assert window.controller.session.runtime.settings.provider_models["anthropic"].model_ids == ids
     page.refresh_button.click()
     qtbot.waitUntil(lambda: len(loopback.requests_to("/v1/models")) == 2, timeout=5000)
     wait_idle(qtbot, page)
@@ -253,14 +254,15 @@ def test_the_page_says_when_the_environment_sets_the_output_limit(qtbot, keyring
     assert page.env_max_tokens.text() == "DESKTOP_COPILOT_MAX_TOKENS=64000 is set and wins over this field."
 
 
-def test_a_bad_base_url_is_refused_and_the_dialog_stays_open(qtbot, keyring_backend, app_window):
+def test_a_bad_value_is_refused_and_the_dialog_stays_open(qtbot, keyring_backend, app_window):
     window = app_window()
     dialog = open_dialog(qtbot, window)
-    dialog.models_page.base_url_edit.setText("api.example.com")
+    dialog.show_page("prices")
+    dialog.providers_page.rows["anthropic"].url_edit.setText("api.example.com")
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: "Not saved" in dialog.status.text(), timeout=5000)
-    assert "API base URL" in dialog.status.text() and "http://" in dialog.status.text()
-    assert dialog.isVisible() and dialog.stack.currentIndex() == 1
+    assert "Anthropic base URL" in dialog.status.text() and "http://" in dialog.status.text()
+    assert dialog.isVisible() and dialog.current_page() == "providers"
     assert not (home() / "config" / "settings.json").exists()
 
 
@@ -276,7 +278,7 @@ def test_ok_also_saves_a_typed_key(qtbot, keyring_backend, app_window):
 def test_a_rejected_value_is_explained_and_nothing_is_stored(qtbot, keyring_backend, app_window):
     window = app_window()
     dialog = open_dialog(qtbot, window)
-    field = dialog.keys_page.fields["anthropic"]
+    field = dialog.providers_page.rows["anthropic"].key_field
     field.edit.setText("sk-ant one two")
     dialog.ok_button.click()
     qtbot.waitUntil(lambda: field.message.property("kind") == "error", timeout=5000)
@@ -288,10 +290,13 @@ def test_without_a_keyring_the_page_says_so_and_keys_stay_in_the_session(qtbot, 
     monkeypatch.setattr(keyring_store, "default_backend", fail.Keyring)
     window = app_window()
     dialog = open_dialog(qtbot, window)
-    notice = dialog.keys_page.notice
-    assert notice.property("kind") == "warning" and notice.isVisibleTo(dialog)
-    assert "No usable keyring" in notice.text() and "for this session only" in notice.text()
-    field = dialog.keys_page.fields["anthropic"]
+    notice = dialog.providers_page.keyring_label  # where the providers' keys are typed
+    qtbot.waitUntil(lambda: notice.isVisibleTo(dialog), timeout=5000)
+    assert notice.property("kind") == "warning"
+    assert "No usable keyring" in notice.text() and "for this session only" in notice.text() and "OPENAI_API_KEY" in notice.text()
+    tools_notice = dialog.keys_page.notice
+    assert tools_notice.property("kind") == "warning" and "TAVILY_API_KEY" in tools_notice.text()
+    field = dialog.providers_page.rows["anthropic"].key_field
     field.edit.setText(ANTHROPIC_KEY)
     field.save_button.click()
     qtbot.waitUntil(lambda: field.state.text().startswith("This session only"), timeout=5000)
@@ -300,17 +305,6 @@ def test_without_a_keyring_the_page_says_so_and_keys_stay_in_the_session(qtbot, 
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
     assert send_and_wait(qtbot, window, loopback, "hi")["messages"]
     assert files_containing(home(), ANTHROPIC_KEY) == []
-
-
-def test_first_run_without_a_key_opens_the_keys_page_with_where_to_get_one(qtbot, keyring_backend, app_window):
-    window = app_window()
-    run_async(qtbot, show_startup_notices(window))
-    dialog = open_dialog_of(window)
-    assert dialog is not None and dialog.stack.currentIndex() == 0
-    intro = dialog.keys_page.intro
-    assert intro.isVisibleTo(dialog) and "console.anthropic.com" in intro.text()
-    wait_loaded(qtbot, dialog)
-    assert window.banner.isHidden()
 
 
 def test_startup_shows_warnings_in_the_banner_and_no_dialog_with_an_environment_key(
@@ -334,7 +328,7 @@ def test_add_key_on_the_tools_page_jumps_to_the_key(qtbot, keyring_backend, app_
     row = dialog.tools_page.rows["tavily_search"]
     assert row.add_key_button.isVisibleTo(dialog)
     row.add_key_button.click()
-    assert dialog.stack.currentIndex() == 0 and dialog.nav.currentRow() == 0
+    assert dialog.current_page() == "keys" and dialog.nav.item(dialog.nav.currentRow()).text() == "Tool keys"
     qtbot.waitUntil(lambda: dialog.keys_page.fields["tavily"].edit.hasFocus(), timeout=2000)
 
 
@@ -349,18 +343,3 @@ def test_the_settings_action_is_in_the_file_menu_with_ctrl_comma(qtbot, keyring_
     action.trigger()
     assert len([d for d in window.findChildren(SettingsDialog) if d.isVisible()]) == 1
 
-
-def test_first_run_with_another_default_provider_opens_its_row(qtbot, keyring_backend, app_window, monkeypatch):
-    monkeypatch.setenv("DESKTOP_COPILOT_PROVIDER", "deepseek")
-    window = app_window()
-    run_async(qtbot, show_startup_notices(window))
-    dialog = open_dialog_of(window)
-    assert dialog is not None and dialog.current_page() == "providers"
-    wait_loaded(qtbot, dialog)
-
-
-def test_first_run_with_ollama_as_the_default_asks_for_no_key(qtbot, keyring_backend, app_window, monkeypatch):
-    monkeypatch.setenv("DESKTOP_COPILOT_PROVIDER", "ollama")
-    window = app_window()
-    run_async(qtbot, show_startup_notices(window))
-    assert open_dialog_of(window) is None

@@ -1,6 +1,7 @@
 """Settings ▸ Providers with real widgets, an in-memory keyring and the loopback server: switches, base URLs and
-the default provider are saved on OK and used by the next request, Test lists models (or says why not), and
-endpoints the user adds keep their key in the keyring, never in settings.json."""
+the default provider are saved on OK and used by the next request, Test lists models (or says why not), Anthropic's
+row works as every other's, and endpoints the user adds keep their key in the keyring, never in settings.json.
+The local servers' rows say whether each runs (tests/qt/settings/test_local_servers_page.py)."""
 
 from __future__ import annotations
 
@@ -61,14 +62,24 @@ def models_body(*ids: str):
     return json_response({"object": "list", "data": [{"id": i, "object": "model", "owned_by": "x"} for i in ids]})
 
 
-def test_the_page_is_listed_after_keys_and_shows_every_provider(qtbot, app_window):
+def test_the_page_is_listed_first_and_shows_every_provider_in_its_group(qtbot, app_window):
     dialog, page = open_providers(qtbot, app_window())
-    assert dialog.current_page() == "providers" and dialog.nav.item(1).text() == "Providers"
+    assert dialog.current_page() == "providers" and dialog.nav.item(0).text() == "Providers"
     assert dialog.stack.currentWidget().widget().isAncestorOf(page)
     assert list(page.rows)[:3] == ["anthropic", "openai", "deepseek"] and "ollama" in page.rows
-    assert set(dialog.keys_page.fields) == {"anthropic", "tavily"}  # the other keys live on this page
+    assert set(dialog.keys_page.fields) == {"tavily"}  # every provider's key lives on this page
+    assert dialog.nav.item(3).text() == "Tool keys"
+    assert page.rows["anthropic"].key_state.text() == "No key — add one"
+    assert page.rows["anthropic"].key_field.edit.placeholderText() == "sk-ant-…"
     assert page.rows["deepseek"].key_state.text() == "No key — add one"
-    assert page.rows["ollama"].key_state.text() == "No key needed" and page.rows["ollama"].key_field is None
+    ollama = page.rows["ollama"]
+    assert ollama.key_state.text() == "No key needed" and ollama.key_field.edit.placeholderText().startswith("Optional")
+    headings = {name: heading for name, (heading, _rows) in page.sections.items()}
+    assert [headings[n].text() for n in ("cloud", "local")] == ["Cloud", "On this computer"]
+    assert headings["cloud"].isVisibleTo(page) and headings["local"].isVisibleTo(page) and not headings["custom"].isVisibleTo(page)
+    assert {r.spec.id for r in page.rows.values() if page.sections["local"][1].indexOf(r) >= 0} == {
+        "ollama", "lmstudio", "llamacpp", "vllm"}
+    assert page.sections["cloud"][1].indexOf(page.rows["anthropic"]) >= 0
     assert page.rows["anthropic"].default_tag.isVisibleTo(page) and not page.rows["openai"].default_tag.isVisibleTo(page)
     assert page.rows["deepseek"].url_edit.placeholderText() == "https://api.deepseek.com"
     dialog.show_page("tools")
@@ -172,12 +183,13 @@ def test_a_key_saved_on_the_page_goes_to_the_keyring_and_shows_on_both_pages(qtb
     qtbot.waitUntil(lambda: page.rows["deepseek"].key_state.text().startswith("Key stored in"), timeout=5000)
     assert keyring_backend.entries == {(SERVICE, "deepseek"): DEEPSEEK_KEY} and field.edit.text() == ""
 
-    anthropic = dialog.keys_page.fields["anthropic"]
-    anthropic.edit.setText(ANTHROPIC_KEY)
-    anthropic.save_button.click()
-    qtbot.waitUntil(lambda: page.rows["anthropic"].key_state.text().endswith("…41f7"), timeout=5000)
-    page.rows["anthropic"].key_field.remove_button.click()
-    qtbot.waitUntil(lambda: anthropic.state.text() == "Not set", timeout=5000)
+    anthropic = page.rows["anthropic"]  # Anthropic's key is kept like any other's
+    anthropic.key_field.edit.setText(ANTHROPIC_KEY)
+    anthropic.key_field.save_button.click()
+    qtbot.waitUntil(lambda: anthropic.key_state.text().endswith("…41f7"), timeout=5000)
+    assert keyring_backend.entries[(SERVICE, "anthropic")] == ANTHROPIC_KEY
+    anthropic.key_field.remove_button.click()
+    qtbot.waitUntil(lambda: anthropic.key_state.text() == "No key — add one", timeout=5000)
     assert (SERVICE, "anthropic") not in keyring_backend.entries
 
 
@@ -241,24 +253,53 @@ def test_a_removed_endpoint_stays_when_the_dialog_is_cancelled(qtbot, app_window
     assert "vllm" in runtime.providers() and keyring_backend.entries == {(SERVICE, "vllm"): ENDPOINT_KEY}
 
 
-def test_anthropic_shares_its_base_url_with_the_models_page_and_its_list_with_the_picker(
-    qtbot, app_window, loopback, keyring_backend
-):
+def test_anthropics_row_tests_its_key_lists_its_models_and_keeps_its_base_url(qtbot, app_window, loopback, keyring_backend):
     from tests.support.settings_support import anthropic_models
 
     keyring_backend.set_password(SERVICE, "anthropic", ANTHROPIC_KEY)
     loopback.enqueue("/v1/models", anthropic_models(["claude-opus-4-6", "claude-haiku-4-5"]))
-    dialog, page = open_providers(qtbot, app_window())
+    window = app_window()
+    dialog, page = open_providers(qtbot, window)
     row = page.rows["anthropic"]
-    row.url_edit.setText(loopback.url)
-    assert dialog.models_page.base_url_edit.text() == loopback.url  # one value, two fields
+    row.url_edit.setText(loopback.url)  # not applied yet: Test uses it all the same
     row.test_button.click()
     qtbot.waitUntil(lambda: "Works — 2 models" in row.result.text(), timeout=10000)
-    assert saved()["models_cache"]["model_ids"] == ["claude-opus-4-6", "claude-haiku-4-5"]
-    box = dialog.models_page.model_box
+    request = loopback.requests_to("/v1/models")[0]
+    assert request.method == "GET" and request.headers["authorization"] == f"Bearer {ANTHROPIC_KEY}"
+    assert saved()["provider_models"]["anthropic"]["model_ids"] == ["claude-opus-4-6", "claude-haiku-4-5"]
+    assert "models_cache" not in saved() and "anthropic_base_url" not in saved()
+    box = dialog.models_page.model_box  # the Models page offers the list at once
     assert [box.itemText(i) for i in range(box.count())] == ["claude-opus-4-6", "claude-haiku-4-5"]
-    dialog.models_page.base_url_edit.setText("")
-    assert row.url_edit.text() == ""
+    press_ok(qtbot, dialog)
+    assert saved()["base_urls"] == {"anthropic": loopback.url}
+    runtime = window.controller.session.runtime
+    assert runtime.base_url(runtime.spec("anthropic")) == loopback.url == runtime.config.anthropic_base_url
+
+
+def test_anthropics_row_says_a_401_in_words_without_the_key(qtbot, app_window, loopback, keyring_backend):
+    from tests.support.loopback import anthropic_error
+
+    loopback.enqueue("/v1/models", anthropic_error(401, "authentication_error", "invalid x-api-key"))
+    _dialog, page = open_providers(qtbot, app_window())
+    row = page.rows["anthropic"]
+    row.url_edit.setText(loopback.url)
+    row.key_field.edit.setText(ANTHROPIC_KEY)
+    row.test_button.click()
+    qtbot.waitUntil(lambda: row.result.property("kind") == "error", timeout=10000)
+    text = row.result.text()
+    assert "rejected the key" in text and "401" in text and "invalid x-api-key" in text and ANTHROPIC_KEY not in text
+    assert loopback.requests_to("/v1/models")[0].headers["authorization"] == f"Bearer {ANTHROPIC_KEY}"
+    assert keyring_backend.entries == {}  # testing does not save
+
+
+def test_a_bad_anthropic_base_url_is_refused_like_any_other(qtbot, app_window):
+    dialog, page = open_providers(qtbot, app_window())
+    page.rows["anthropic"].url_edit.setText("api.example.com")
+    dialog.ok_button.click()
+    qtbot.waitUntil(lambda: "Not saved" in dialog.status.text(), timeout=5000)
+    assert dialog.status.text() == "Not saved: Anthropic base URL must start with http:// or https://."
+    assert dialog.isVisible() and dialog.current_page() == "providers"
+    assert not (home() / "config" / "settings.json").exists()
 
 
 def test_deleting_the_dialog_while_keys_are_read_cancels_the_pages_work(qtbot, qasync_loop, keyring_backend):

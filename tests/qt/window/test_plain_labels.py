@@ -8,9 +8,8 @@ from PySide6.QtWidgets import QLabel
 
 from desktop_copilot.qt.settings.entry import open_settings
 
-RICH_ON_PURPOSE = {"keyLink", "pageIntro", "keyringNotice"}
-"""Labels whose text the app writes itself (a "Get a key" link, the first-run welcome, the keyring notice
-with its outside parts escaped)."""
+RICH_ON_PURPOSE = {"keyLink", "keyringNotice"}
+"""Labels whose text the app writes itself (a "Get a key" link, the keyring notice with its outside parts escaped)."""
 
 
 def _rich_labels(widget) -> list[str]:

@@ -8,24 +8,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 
 from desktop_copilot.core.config.assistants import Assistant, AssistantLibrary
-from desktop_copilot.core.conversation.models import Role
 from desktop_copilot.qt.window.system_prompt import SystemPromptDialog, new_chat_menu, open_system_prompt, start_from_assistant
+from tests.qt.conftest import send_and_wait, window_replies
 from tests.support.loopback import anthropic_text_reply, sse_response
 
 
 def _system_of(request) -> str | None:
     system = request.json().get("system")
     return system if system is None or isinstance(system, str) else "".join(part["text"] for part in system)
-
-
-def _replies(window):
-    return [m for m in window.controller.model.messages() if m.role is Role.ASSISTANT]
-
-
-def _send_and_wait(qtbot, window, text: str) -> None:
-    count = len(_replies(window))
-    assert window.send(text)
-    qtbot.waitUntil(lambda: len(_replies(window)) == count + 1 and not window.controller.busy, timeout=15000)
 
 
 def _action(menu: QMenu, name: str):
@@ -42,7 +32,7 @@ def test_the_edited_prompt_is_what_the_next_request_sends(qtbot, loopback_env, m
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible() and window.controller.session.conversation.system == "Talk like a pirate."
 
-    _send_and_wait(qtbot, window, "Hello")
+    send_and_wait(qtbot, window, "Hello")
     conversation = window.controller.session.conversation
     store = window.controller.session.store
     assert store.load_conversation_header(conversation.id).system == "Talk like a pirate."
@@ -53,7 +43,7 @@ def test_the_edited_prompt_is_what_the_next_request_sends(qtbot, loopback_env, m
     dialog.edit.setPlainText("Answer in one word.")
     assert dialog.save()
     assert store.load_conversation_header(conversation.id).system == "Answer in one word."
-    _send_and_wait(qtbot, window, "And now?")
+    send_and_wait(qtbot, window, "And now?")
     first, second = loopback_env.requests_to("/v1/messages")
     assert _system_of(first) == "Talk like a pirate." and _system_of(second) == "Answer in one word."
 
@@ -69,7 +59,7 @@ def test_cancel_and_a_blank_prompt(qtbot, loopback_env, make_window):
     dialog = open_system_prompt(window)
     dialog.edit.setPlainText("   \n ")
     assert dialog.save() and window.controller.session.conversation.system is None
-    _send_and_wait(qtbot, window, "Hello")
+    send_and_wait(qtbot, window, "Hello")
     assert _system_of(loopback_env.requests_to("/v1/messages")[0]) is None  # nothing is sent as the system prompt
 
 
@@ -126,7 +116,7 @@ def test_no_new_chat_while_a_reply_is_written(qtbot, loopback_env, make_window):
     loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply("word " * 100, pieces=100), delay=0.05))
     window = make_window()
     assert window.send("Write a long answer")
-    qtbot.waitUntil(lambda: window.controller.busy and bool(_replies(window)), timeout=10000)
+    qtbot.waitUntil(lambda: window.controller.busy and bool(window_replies(window)), timeout=10000)
     before = window.controller.session.conversation
     writer = AssistantLibrary.in_folder(window.controller.session.runtime.paths.config_dir).get("writer")
     assert not start_from_assistant(window, writer)

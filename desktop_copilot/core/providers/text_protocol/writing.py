@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from desktop_copilot.core.conversation.models import ToolCallBlock
+from desktop_copilot.core.conversation.models import Message, TextBlock, ToolCallBlock
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.providers.text_protocol.call_formats import FORMS, TEXT_FORM_FIELD, Form
 from desktop_copilot.core.providers.wire_common import tool_result_of
@@ -58,6 +58,23 @@ def call_text(name: str, arguments: dict[str, Any], form: str = "hermes") -> str
         return f"<minimax:tool_call>\n{invoke}\n</minimax:tool_call>" if form == "minimax" else invoke
     call = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
     return f"```json\n{call}\n```" if form == "json" else f"<tool_call>\n{call}\n</tool_call>"
+
+
+def reply_text(message: Message) -> str:
+    """A reply whose calls travel as text, as the model wrote it: its text and each call where it was made, in the
+    form the model used (a native call as `<tool_call>`); whitespace-only text left out."""
+    pieces = []
+    for block in message.blocks:
+        if isinstance(block, TextBlock) and block.text.strip():
+            pieces.append(block.text)
+        elif isinstance(block, ToolCallBlock):
+            pieces.append(call_text(block.name, block.arguments, form_of(block)))
+    return "\n\n".join(pieces)
+
+
+def written_as_text(message: Message) -> bool:
+    """Whether the model wrote some of the calls of `message` as text (so they go back as text)."""
+    return any(TEXT_FORM_FIELD in call.provider_fields for call in message.tool_calls)
 
 
 def results_text(calls: Iterable[ToolCallBlock]) -> str:
