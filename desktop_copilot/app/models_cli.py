@@ -28,7 +28,7 @@ LOCAL_TIMEOUT = 3.0
 """Seconds a model server on this machine may take to list its models before it counts as not running."""
 CLOUD_TIMEOUT = 30.0
 MARKS = {"user": "u", "provider": "p", "table": "t", "default": "?"}
-LEGEND = (f"sources: u = your override (Settings ▸ Models), p = reported by the provider, "
+LEGEND = (f"sources: u = your override (Settings ▸ Model profiles), p = reported by the provider, "
           f"t = the shipped table (taken {TAKEN}), ? = a guess")
 COLUMNS = ("model", "context", "output", "thinking", "tools", "images")
 _UNREACHABLE = {"ConnectError", "ConnectTimeout", "TimeoutException", "APIConnectionError", "APITimeoutError"}
@@ -136,7 +136,8 @@ def _unreachable(exc: BaseException) -> bool:
     """Whether `exc` (or what it wraps) says nothing answered: refused, timed out, no such host."""
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, TimeoutError | ConnectionError) or _UNREACHABLE & {c.__name__ for c in type(seen).__mro__}:
+        if getattr(seen, "unreachable", False) or isinstance(seen, TimeoutError | ConnectionError) \
+                or _UNREACHABLE & {c.__name__ for c in type(seen).__mro__}:
             return True
         seen = seen.__cause__ or seen.__context__
     return False

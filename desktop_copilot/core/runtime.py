@@ -167,7 +167,7 @@ class Runtime:
         return await self._provider_with(spec, key.secret if key else None).list_models()
 
     def profile(self, provider_id: str, model: str) -> ModelProfile:
-        """What `model` at `provider_id` can do, each figure with its source: the user's override in Settings ▸ Models,
+        """What `model` at `provider_id` can do, each figure with its source: the user's override in Settings ▸ Model profiles,
         what the provider reported (cached in settings.json), the shipped table, else a guess."""
         settings = self.settings
         if settings is None:

@@ -92,7 +92,7 @@ class Settings(BaseModel):
     model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Model id -> the user's price (USD per million tokens), over the shipped table (core/usage/pricing.py)."""
     model_overrides: dict[str, ModelOverride] = Field(default_factory=dict)
-    """"provider/model" -> the figures the user set for that model (Settings ▸ Models), over all others (core/profiles/)."""
+    """"provider/model" -> the figures the user set for that model (Settings ▸ Model profiles), over all others (core/profiles/)."""
     model_facts: dict[str, ReportedFacts] = Field(default_factory=dict)
     """"provider/model" -> what the provider's model list reported of that model, and when."""
     language: str = "auto"

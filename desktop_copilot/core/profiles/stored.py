@@ -1,4 +1,4 @@
-"""Model facts as settings.json keeps them, keyed "provider/model": the user's overrides (Settings ▸ Models) and
+"""Model facts as settings.json keeps them, keyed "provider/model": the user's overrides (Settings ▸ Model profiles) and
 what providers reported, with when; loaded forgivingly (a bad entry is dropped, not the file)."""
 
 from __future__ import annotations

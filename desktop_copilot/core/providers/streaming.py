@@ -314,29 +314,40 @@ class StreamingProvider:
 
     async def retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         """What `call()` returns, asked again as a stream's opening is (a busy answer, an unreachable server); an error
-        answer or an unreachable server ends as a ProviderError in words, without the key."""
+        answer or an unreachable server ends as a ProviderError in words, without the key (and without the client's
+        exception as its context: an SDK's message may quote the key a server echoed back)."""
         tries = busy = 0
         while True:
             try:
                 return await call()
             except Exception as exc:
-                failure = self.as_http_failure(exc)
-                if failure is None:
-                    if not self.is_unreachable(exc):
-                        raise
-                    if not self._asks_again(exc, tries):
-                        raise self._redacted(ProviderError(self.unreachable_words(exc)), exc) from None
-                    pause = backoff(tries)
-                else:
-                    asked = self.asked_wait(failure) if failure.status in self.busy_statuses else None
-                    pause = busy_wait(failure.status, asked, busy, self._max_retries, self.busy_statuses)
-                    if pause is None:
-                        words = self.list_words(failure)
-                        raise self._redacted(ProviderError(words + too_long_words(asked, capitalised(self.noun)), failure.status), exc) from None
-                    busy += 1
-            note_retry(pause, tries + 1, failure.status if failure is not None else None, f"{self.log_name} unreachable")
-            await asyncio.sleep(pause)
+                pause, given_up = self._after_failure(exc, tries, busy)
+                if given_up is None and pause is None:
+                    raise
+            if given_up is not None:  # raised here, outside the handler, so the client's exception is not attached
+                raise given_up
+            busy += pause[1]
+            await asyncio.sleep(pause[0])
             tries += 1
+
+    def _after_failure(self, exc: BaseException, tries: int, busy: int) -> tuple[tuple[float, int] | None, ProviderError | None]:
+        """((seconds to wait, whether it was a busy answer), None) to ask again, (None, the error in words) to give up,
+        or (None, None) when `exc` is not the server's doing (it goes on as it is)."""
+        failure = self.as_http_failure(exc)
+        if failure is None:
+            if not self.is_unreachable(exc):
+                return None, None
+            if not self._asks_again(exc, tries):
+                return None, self._redacted(ProviderError(self.unreachable_words(exc), unreachable=True), exc)
+            note_retry(backoff(tries), tries + 1, None, f"{self.log_name} unreachable")
+            return (backoff(tries), 0), None
+        asked = self.asked_wait(failure) if failure.status in self.busy_statuses else None
+        pause = busy_wait(failure.status, asked, busy, self._max_retries, self.busy_statuses)
+        if pause is None:
+            words = self.list_words(failure) + too_long_words(asked, capitalised(self.noun))
+            return None, self._redacted(ProviderError(words, failure.status), exc)
+        note_retry(pause, tries + 1, failure.status)
+        return (pause, 1), None
 
     def _redacted(self, error: ProviderError, cause: BaseException) -> ProviderError:
         if self._api_key is not None:
@@ -353,8 +364,10 @@ class StreamingProvider:
 
 
 class ProviderError(Exception):
-    """A provider's answer other than a stream (its model list) failed; the message says why in words, never the key."""
+    """A provider's answer other than a stream (its model list) failed; the message says why in words, never the key.
+    `unreachable`: nothing answered at all (a local server that is not running)."""
 
-    def __init__(self, message: str, status_code: int | None = None) -> None:
+    def __init__(self, message: str, status_code: int | None = None, *, unreachable: bool = False) -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.unreachable = unreachable

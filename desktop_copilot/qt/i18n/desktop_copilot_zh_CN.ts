@@ -456,44 +456,8 @@ Let it continue?</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <source>Anthropic API key</source>
-        <translation>Anthropic API 密钥</translation>
-    </message>
-    <message>
-        <source>Tavily API key</source>
-        <translation>Tavily API 密钥</translation>
-    </message>
-    <message>
-        <source>OpenAI API key</source>
-        <translation>OpenAI API 密钥</translation>
-    </message>
-    <message>
-        <source>DeepSeek API key</source>
-        <translation>DeepSeek API 密钥</translation>
-    </message>
-    <message>
-        <source>Moonshot (Kimi) API key</source>
-        <translation>Moonshot（Kimi）API 密钥</translation>
-    </message>
-    <message>
-        <source>Zhipu (GLM) API key</source>
-        <translation>智谱（GLM）API 密钥</translation>
-    </message>
-    <message>
-        <source>OpenRouter API key</source>
-        <translation>OpenRouter API 密钥</translation>
-    </message>
-    <message>
-        <source>Groq API key</source>
-        <translation>Groq API 密钥</translation>
-    </message>
-    <message>
-        <source>xAI API key</source>
-        <translation>xAI API 密钥</translation>
-    </message>
-    <message>
-        <source>Google Gemini API key</source>
-        <translation>Google Gemini API 密钥</translation>
+        <source>{provider} API key</source>
+        <translation>{provider} API 密钥</translation>
     </message>
 </context>
 <context>
@@ -609,7 +573,7 @@ Let it continue?</source>
     </message>
 </context>
 <context>
-    <name>GenerationButton</name>
+    <name>GenerationAction</name>
     <message>
         <source>Generation…</source>
         <translation>生成参数…</translation>
@@ -974,8 +938,16 @@ Let it continue?</source>
         <translation>重新生成最后一条回复</translation>
     </message>
     <message>
-        <source>System prompt</source>
-        <translation>系统提示词</translation>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>This conversation&apos;s system prompt and generation options</source>
+        <translation>此对话的系统提示词和生成参数</translation>
+    </message>
+    <message>
+        <source>System prompt…</source>
+        <translation>系统提示词…</translation>
     </message>
     <message>
         <source>See and edit this conversation&apos;s system prompt</source>
@@ -1156,10 +1128,6 @@ Let it continue?</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <source>Keys</source>
-        <translation>密钥</translation>
-    </message>
-    <message>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
@@ -1197,11 +1165,151 @@ Let it continue?</source>
     </message>
 </context>
 <context>
-    <name>ModelsPage</name>
+    <name>ModelProfiles</name>
     <message>
-        <source>API base URL</source>
-        <translation>API 基础 URL</translation>
+        <source>Model</source>
+        <translation>模型</translation>
     </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出上限</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Images</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>u</source>
+        <translation>自</translation>
+    </message>
+    <message>
+        <source>p</source>
+        <translation>商</translation>
+    </message>
+    <message>
+        <source>t</source>
+        <translation>表</translation>
+    </message>
+    <message>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <source>set by you</source>
+        <translation>由你设置</translation>
+    </message>
+    <message>
+        <source>reported by the provider</source>
+        <translation>由服务商报告</translation>
+    </message>
+    <message>
+        <source>from the shipped table</source>
+        <translation>来自内置表</translation>
+    </message>
+    <message>
+        <source>a guess</source>
+        <translation>推测值</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Anthropic blocks</source>
+        <translation>Anthropic 块</translation>
+    </message>
+    <message>
+        <source>Reasoning field</source>
+        <translation>推理字段</translation>
+    </message>
+    <message>
+        <source>&lt;think&gt; tags</source>
+        <translation>&lt;think&gt; 标签</translation>
+    </message>
+    <message>
+        <source>Gemini thoughts</source>
+        <translation>Gemini 思考</translation>
+    </message>
+    <message>
+        <source>Native</source>
+        <translation>原生</translation>
+    </message>
+    <message>
+        <source>As text</source>
+        <translation>文本形式</translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>否</translation>
+    </message>
+</context>
+<context>
+    <name>ModelProfilesPage</name>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Filter models</source>
+        <translation>筛选模型</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Ask the provider which models it has and what each one takes</source>
+        <translation>向服务商查询它提供哪些模型，以及各模型支持什么</translation>
+    </message>
+    <message>
+        <source>Model profiles</source>
+        <translation>模型档案</translation>
+    </message>
+    <message>
+        <source>{legend}. The table was taken {taken}; point at a figure to see where it came from.</source>
+        <translation>{legend}。内置表的数据采集于 {taken}；将指针悬停在某项数据上可查看其来源。</translation>
+    </message>
+    <message>
+        <source>Asking {provider} for its models…</source>
+        <translation>正在向 {provider} 查询模型…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n models reported by {provider}.</source>
+        <translation>
+            <numerusform>{provider} 报告了 %n 个模型。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No key for {provider}: add one on the Providers page.</source>
+        <translation>没有 {provider} 的密钥：请在“服务商”页添加。</translation>
+    </message>
+    <message>
+        <source>{provider} did not answer in time.</source>
+        <translation>{provider} 未能及时响应。</translation>
+    </message>
+    <message>
+        <source>{provider} could not list its models ({error}).</source>
+        <translation>{provider} 无法列出其模型（{error}）。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
     <message>
         <source>Thinking budget</source>
         <translation>思考预算</translation>
@@ -1325,8 +1433,8 @@ Let it continue?</source>
         </translation>
     </message>
     <message>
-        <source>Add an Anthropic key on the Keys page to fetch the list.</source>
-        <translation>请在“密钥”页添加 Anthropic 密钥以获取列表。</translation>
+        <source>Add an Anthropic key on the Providers page to fetch the list.</source>
+        <translation>请在“服务商”页添加 Anthropic 密钥以获取列表。</translation>
     </message>
     <message>
         <source>Asking the API for models…</source>
@@ -1525,6 +1633,101 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>ProfileEditor</name>
+    <message>
+        <source>Native tool calls</source>
+        <translation>原生工具调用</translation>
+    </message>
+    <message>
+        <source>Tools described as text</source>
+        <translation>以文本描述工具</translation>
+    </message>
+    <message>
+        <source>No thinking shown</source>
+        <translation>不显示思考</translation>
+    </message>
+    <message>
+        <source>Anthropic thinking blocks</source>
+        <translation>Anthropic 思考块</translation>
+    </message>
+    <message>
+        <source>A separate reasoning field</source>
+        <translation>单独的推理字段</translation>
+    </message>
+    <message>
+        <source>&lt;think&gt; tags in the text</source>
+        <translation>文本中的 &lt;think&gt; 标签</translation>
+    </message>
+    <message>
+        <source>Gemini thought parts</source>
+        <translation>Gemini 思考片段</translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Reset to automatic</source>
+        <translation>恢复为自动</translation>
+    </message>
+    <message>
+        <source>Forget the figures you set for this model</source>
+        <translation>清除你为此模型设置的数据</translation>
+    </message>
+    <message>
+        <source>Context window</source>
+        <translation>上下文窗口</translation>
+    </message>
+    <message>
+        <source>Output limit</source>
+        <translation>输出上限</translation>
+    </message>
+    <message>
+        <source>Tool protocol</source>
+        <translation>工具协议</translation>
+    </message>
+    <message>
+        <source>Thinking style</source>
+        <translation>思考格式</translation>
+    </message>
+    <message>
+        <source>Images</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>tokens; blank: automatic</source>
+        <translation>个 token；留空即为自动</translation>
+    </message>
+    <message>
+        <source>Your figures win over the provider&apos;s and the table&apos;s.</source>
+        <translation>你设置的数据优先于服务商报告的和内置表中的数据。</translation>
+    </message>
+    <message>
+        <source>Choose a model above to correct its figures</source>
+        <translation>在上方选择一个模型以更正其数据</translation>
+    </message>
+    <message>
+        <source>Automatic: {value}</source>
+        <translation>自动：{value}</translation>
+    </message>
+    <message>
+        <source>Automatic ({value})</source>
+        <translation>自动（{value}）</translation>
+    </message>
+    <message>
+        <source>A token count is a whole number from 1 to {most}; leave it blank for automatic.</source>
+        <translation>token 数须为 1 到 {most} 之间的整数；留空即为自动。</translation>
+    </message>
+</context>
+<context>
     <name>PromptEdit</name>
     <message>
         <source>Message Claude…</source>
@@ -1572,6 +1775,10 @@ Let it continue?</source>
     <message>
         <source>{provider} details</source>
         <translation>{provider} 详情</translation>
+    </message>
+    <message>
+        <source>Optional: only if the server asks for a key</source>
+        <translation>可选：仅在服务器要求密钥时填写</translation>
     </message>
     <message>
         <source>{provider} base URL</source>
@@ -1646,6 +1853,20 @@ Let it continue?</source>
         <translation>正在向 {provider} 查询模型…</translation>
     </message>
     <message>
+        <source>Running, but it refused the request</source>
+        <translation>正在运行，但拒绝了请求</translation>
+    </message>
+    <message>
+        <source>Not running at {url}</source>
+        <translation>未在 {url} 上运行</translation>
+    </message>
+    <message numerus="yes">
+        <source>Running · %n models</source>
+        <translation>
+            <numerusform>运行中 · %n 个模型</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>The base URL {problem}.</source>
         <translation>基础 URL {problem}。</translation>
     </message>
@@ -1667,14 +1888,6 @@ Let it continue?</source>
         <translation>无密钥：请在上方粘贴并点击“保存”（或直接“测试”输入的密钥）。</translation>
     </message>
     <message>
-        <source>{provider} answered {status} at {url}.</source>
-        <translation>{provider} 在 {url} 返回 {status}。</translation>
-    </message>
-    <message>
-        <source>Could not reach {provider} at {url} ({error}).</source>
-        <translation>无法连接 {url} 上的 {provider}（{error}）。</translation>
-    </message>
-    <message>
         <source>{provider} could not list its models ({error}).</source>
         <translation>{provider} 无法列出其模型（{error}）。</translation>
     </message>
@@ -1691,8 +1904,24 @@ Let it continue?</source>
         <translation>每个对话保持其开始时使用的服务商。</translation>
     </message>
     <message>
-        <source>Any Chat Completions server: LM Studio, llama.cpp, vLLM, a gateway.</source>
-        <translation>任何 Chat Completions 服务器：LM Studio、llama.cpp、vLLM 或网关。</translation>
+        <source>{provider} did not answer at {url}.</source>
+        <translation>{url} 上的 {provider} 没有响应。</translation>
+    </message>
+    <message>
+        <source>Cloud</source>
+        <translation>云端</translation>
+    </message>
+    <message>
+        <source>On this computer</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Endpoints you added</source>
+        <translation>你添加的端点</translation>
+    </message>
+    <message>
+        <source>Any other Chat Completions server: a gateway, a proxy, a server on your network.</source>
+        <translation>任何其他 Chat Completions 服务器：网关、代理或局域网中的服务器。</translation>
     </message>
     <message>
         <source>New conversations</source>
@@ -2019,14 +2248,6 @@ Let it continue?</source>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <source>API keys</source>
-        <translation>API 密钥</translation>
-    </message>
-    <message>
-        <source>Keys for Claude and for the tools (the other providers&apos; are on the Providers page). Saving stores a key at once.</source>
-        <translation>Claude 和工具使用的密钥（其他服务商的密钥在“服务商”页）。点击保存后立即存储。</translation>
-    </message>
-    <message>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
@@ -2049,6 +2270,14 @@ Let it continue?</source>
     <message>
         <source>What Claude may use while it answers. A tool without its key is never offered.</source>
         <translation>Claude 回答时可使用的工具。缺少密钥的工具不会提供。</translation>
+    </message>
+    <message>
+        <source>Tool keys</source>
+        <translation>工具密钥</translation>
+    </message>
+    <message>
+        <source>Keys for the tools that need one (web search). Each provider&apos;s key is on the Providers page. Saving stores a key at once.</source>
+        <translation>需要密钥的工具（网页搜索）所用的密钥。各服务商的密钥在“服务商”页。点击保存后立即存储。</translation>
     </message>
     <message>
         <source>MCP servers</source>
@@ -2081,6 +2310,14 @@ Let it continue?</source>
     <message>
         <source>What each model costs per million tokens, used for the cost of each reply, each conversation and View ▸ Usage. Applied on OK.</source>
         <translation>每个模型每百万 token 的价格，用于计算每条回复、每个对话以及“视图 ▸ 用量”中的费用。点击“确定”后生效。</translation>
+    </message>
+    <message>
+        <source>Model profiles</source>
+        <translation>模型档案</translation>
+    </message>
+    <message>
+        <source>What each model takes, how it thinks and calls tools, and where each figure came from. Correct a figure that is wrong for you; applied on OK.</source>
+        <translation>每个模型支持什么、如何思考和调用工具，以及每项数据的来源。可更正与你的情况不符的数据；点击“确定”后生效。</translation>
     </message>
     <message>
         <source>Settings</source>
@@ -2118,12 +2355,12 @@ Let it continue?</source>
 <context>
     <name>SettingsEntry</name>
     <message>
-        <source>&lt;b&gt;Welcome to Desktop Copilot.&lt;/b&gt; To talk to Claude it needs an Anthropic API key: create one at &lt;a href=&quot;{url}&quot;&gt;console.anthropic.com&lt;/a&gt; (Settings ▸ API keys), paste it below and press Save. It is kept in your system keyring, never in a file.</source>
-        <translation>&lt;b&gt;欢迎使用 Desktop Copilot。&lt;/b&gt;要与 Claude 对话，需要一个 Anthropic API 密钥：请在 &lt;a href=&quot;{url}&quot;&gt;console.anthropic.com&lt;/a&gt;（Settings ▸ API keys）创建，粘贴到下方并点击“保存”。密钥保存在系统密钥环中，绝不写入文件。</translation>
-    </message>
-    <message>
         <source>Settings…</source>
         <translation>设置…</translation>
+    </message>
+    <message>
+        <source>The choice was not saved: {problem}</source>
+        <translation>未能保存此选择：{problem}</translation>
     </message>
 </context>
 <context>
@@ -2745,6 +2982,91 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>Switch to version {number} of {count}</source>
         <translation>切换到第 {number} 个版本（共 {count} 个）</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomeDialog</name>
+    <message>
+        <source>Welcome</source>
+        <translation>欢迎</translation>
+    </message>
+    <message>
+        <source>Check again</source>
+        <translation>重新检查</translation>
+    </message>
+    <message>
+        <source>Ask the model servers on this computer again whether they run</source>
+        <translation>再次检查本机上的模型服务器是否在运行</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>稍后</translation>
+    </message>
+    <message>
+        <source>Close; Settings ▸ Providers (Ctrl+,) has all of this</source>
+        <translation>关闭；这些内容都可在设置 ▸ 服务商（Ctrl+,）中找到</translation>
+    </message>
+    <message>
+        <source>Welcome to Desktop Copilot</source>
+        <translation>欢迎使用 Desktop Copilot</translation>
+    </message>
+    <message>
+        <source>Choose who answers. A service in the cloud needs its API key, which is kept in your system keyring, never in a file. A model server on this computer needs none.</source>
+        <translation>选择由谁回答。云端服务需要其 API 密钥，密钥保存在系统密钥环中，绝不写入文件。本机上的模型服务器则无需密钥。</translation>
+    </message>
+    <message>
+        <source>On this computer</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>In the cloud: needs an API key</source>
+        <translation>云端：需要 API 密钥</translation>
+    </message>
+    <message>
+        <source>Open page</source>
+        <translation>打开页面</translation>
+    </message>
+    <message>
+        <source>Open {url} in your browser</source>
+        <translation>在浏览器中打开 {url}</translation>
+    </message>
+    <message>
+        <source>Open the page where you get a {provider} key</source>
+        <translation>打开获取 {provider} 密钥的页面</translation>
+    </message>
+    <message>
+        <source>Add key…</source>
+        <translation>添加密钥…</translation>
+    </message>
+    <message>
+        <source>Add a {provider} key</source>
+        <translation>添加 {provider} 密钥</translation>
+    </message>
+    <message>
+        <source>Settings ▸ Providers, with the cursor in the {provider} key field</source>
+        <translation>打开设置 ▸ 服务商，并将光标置于 {provider} 密钥栏</translation>
+    </message>
+    <message>
+        <source>Looking for model servers on this computer…</source>
+        <translation>正在查找本机上的模型服务器…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Ready · %n models</source>
+        <translation>
+            <numerusform>就绪 · %n 个模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Use {provider}</source>
+        <translation>使用 {provider}</translation>
+    </message>
+    <message>
+        <source>Not running: {names}.</source>
+        <translation>未运行：{names}。</translation>
+    </message>
+    <message>
+        <source>No model server is running here. Start one ({names}), then press Check again.</source>
+        <translation>本机没有正在运行的模型服务器。请启动其中一个（{names}），然后点击“重新检查”。</translation>
     </message>
 </context>
 <context>

@@ -4,7 +4,8 @@ says them, and the small dialog it opens, which saves them with the conversation
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDialog, QFormLayout, QMainWindow, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDialog, QFormLayout, QMainWindow, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.config.assistants import AssistantLibrary
@@ -100,13 +101,13 @@ class GenerationDialog(QDialog):
         return False
 
 
-class GenerationButton(QToolButton):
-    """The header's "Generation…": opens the dialog for the conversation shown; its tooltip says the options."""
+class GenerationAction(QAction):
+    """The header menu's "Generation…": opens the dialog for the conversation shown; its tooltip says the options."""
 
     def __init__(self, window: QMainWindow) -> None:
-        super().__init__(objectName="generationButton", text=self.tr("Generation…"))
+        super().__init__(self.tr("Generation…"), window, objectName="generationAction")
         self.main_window = window
-        self.clicked.connect(self.open_dialog)
+        self.triggered.connect(self.open_dialog)
 
     def refresh(self) -> None:
         conversation = self.main_window.controller.session.conversation

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6 import QtCore
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, SIDEBAR_WIDTH
@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         from desktop_copilot.qt.transcript.view import TranscriptView
         from desktop_copilot.qt.window.composer import Composer
         from desktop_copilot.qt.window.error_banner import ErrorBanner
-        from desktop_copilot.qt.window.generation_options import GenerationButton
+        from desktop_copilot.qt.window.generation_options import GenerationAction
         from desktop_copilot.qt.window.history_pane import install_history_pane
         from desktop_copilot.qt.window.menus import install_menus
         from desktop_copilot.qt.window.model_picker import ModelPicker
@@ -102,7 +102,7 @@ class MainWindow(QMainWindow):
         self.title_label = ElidedLabel(objectName="conversationTitle")
         self.model_picker = ModelPicker(controller)  # "Provider · model"; opens the list of models
         self.model_label = self.model_picker.model_label
-        self.generation_button = GenerationButton(self)  # the conversation's temperature and top-p
+        self.generation_action = GenerationAction(self)  # the conversation's temperature and top-p
         self.view = TranscriptView(controller.model, parent=self)
         self.banner = ErrorBanner()
         self.recovery = RecoveryBar(controller)  # Retry / Continue / Edit under the last reply when it needs them
@@ -137,11 +137,7 @@ class MainWindow(QMainWindow):
         header_row.setContentsMargins(20, 10, 20, 10)
         header_row.addWidget(self.title_label, 1)
         header_row.addWidget(self.usage_label, 0)
-        prompt_button = QToolButton(objectName="systemPromptButton", text=self.tr("System prompt"))
-        prompt_button.setToolTip(self.tr("See and edit this conversation's system prompt"))
-        prompt_button.clicked.connect(self._open_system_prompt)
-        header_row.addWidget(prompt_button, 0)
-        header_row.addWidget(self.generation_button, 0)
+        header_row.addWidget(self._conversation_menu_button(), 0)
         header_row.addWidget(self.model_picker, 0)
         bottom = QWidget(objectName="bottomArea")
         bottom_row = QHBoxLayout(bottom)
@@ -164,6 +160,19 @@ class MainWindow(QMainWindow):
         column.addWidget(self.view, 1)
         column.addWidget(bottom)
         self.setCentralWidget(central)
+
+    def _conversation_menu_button(self) -> QToolButton:
+        """The header's "Conversation" menu: its system prompt and its generation options (temperature, top-p)."""
+        button = QToolButton(objectName="conversationMenuButton", text=self.tr("Conversation"))
+        button.setToolTip(self.tr("This conversation's system prompt and generation options"))
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button, objectName="conversationMenu")
+        menu.setToolTipsVisible(True)
+        prompt = menu.addAction(self.tr("System prompt…"), self._open_system_prompt)
+        prompt.setToolTip(self.tr("See and edit this conversation's system prompt"))
+        menu.addAction(self.generation_action)
+        button.setMenu(menu)
+        return button
 
     def _open_system_prompt(self) -> None:
         from desktop_copilot.qt.window.system_prompt import open_system_prompt
@@ -301,7 +310,7 @@ class MainWindow(QMainWindow):
         conversation = self.controller.session.conversation
         self.title_label.setText(conversation.title or QCoreApplication.translate("ConversationList", "New chat"))
         self.model_picker.refresh()
-        self.generation_button.refresh()
+        self.generation_action.refresh()
         self.composer.edit.setPlaceholderText(self.tr("Message {name}…").format(name=self.assistant_name()))
 
     def assistant_name(self) -> str:

@@ -83,6 +83,8 @@ class ModelPicker(QFrame):
         self.listed: dict[str, list[str]] = {}
         self.problems: dict[str, str] = {}
         self.refreshing: set[str] = set()
+        self.asked: set[str] = set()
+        """Local servers already asked for their models by opening the popup."""
         controller.sig_busy_changed.connect(self._on_busy_changed)
         controller.sig_model_changed.connect(self.refresh)
         self.refresh()
@@ -117,7 +119,17 @@ class ModelPicker(QFrame):
         popup.show()
         popup.search.setFocus(Qt.FocusReason.PopupFocusReason)
         self.tasks.start(self._check_keys())
+        self._list_local_servers()
         return popup
+
+    def _list_local_servers(self) -> None:
+        """The first time the popup opens, each model server on this computer with no list yet is asked for its models
+        (a server that is not running says so under its name), so its models can be chosen without a Refresh."""
+        hidden = self.runtime.settings.disabled_providers if self.runtime.settings is not None else set()
+        for spec in self.runtime.providers().values():
+            if spec.local and spec.id not in hidden and spec.id not in self.asked and not self._listed(spec.id):
+                self.asked.add(spec.id)
+                self.refresh_models(spec.id)
 
     def provider_states(self) -> list[ProviderState]:
         """Each provider not switched off in Settings, with its models: the list it gave (cached in the settings

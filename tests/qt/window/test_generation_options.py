@@ -9,6 +9,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QToolButton
 
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.assistants import Assistant, AssistantLibrary
@@ -24,7 +25,7 @@ from tests.support.loopback import anthropic_text_reply, sse_response
 
 
 def _open(qtbot, window) -> GenerationDialog:
-    qtbot.mouseClick(window.generation_button, Qt.MouseButton.LeftButton)
+    window.generation_action.trigger()  # the header's Conversation menu
     dialog = next(d for d in window.findChildren(GenerationDialog) if d.isVisible())
     qtbot.waitExposed(dialog)
     return dialog
@@ -33,8 +34,10 @@ def _open(qtbot, window) -> GenerationDialog:
 def test_set_by_keyboard_sent_with_the_next_request_and_kept_by_a_stored_conversation(qtbot, loopback_env, make_window):
     loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply("Cool.")), sse_response(anthropic_text_reply("Warm.")))
     window = make_window()
-    button = window.generation_button
-    assert button.text() == "Generation…" and button.focusPolicy() != Qt.FocusPolicy.NoFocus
+    button = window.generation_action
+    menu_button = window.findChild(QToolButton, "conversationMenuButton")
+    assert button.text() == "Generation…" and button in menu_button.menu().actions()
+    assert menu_button.focusPolicy() != Qt.FocusPolicy.NoFocus
     assert "Temperature: model default · Top-p: model default" in button.toolTip()
 
     dialog = _open(qtbot, window)
@@ -97,7 +100,7 @@ def test_an_assistant_s_values_come_with_its_conversation_and_can_be_put_back(qt
     assert start_from_assistant(window, careful)
     conversation = window.controller.session.conversation
     assert (conversation.temperature, conversation.top_p) == (0.1, 0.6)
-    assert "Temperature: 0.1 · Top-p: 0.6" in window.generation_button.toolTip()  # the header follows the new chat
+    assert "Temperature: 0.1 · Top-p: 0.6" in window.generation_action.toolTip()  # the header follows the new chat
     dialog = _open(qtbot, window)
     assert dialog.restore_button.isVisible()
     dialog.temperature.spin.setValue(1.9)
