@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = Path(__file__).with_name("_startup_child.py")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS, KeySpec
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS, KeySpec
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -10,7 +10,7 @@ from desktop_copilot.core.config.app_config import AppConfig, environment_overri
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, standard_lookup
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.core.config.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.debug_pragmas import debug_pragmas
 from desktop_copilot.core.storage.store import Store

@@ -18,7 +18,8 @@ from desktop_copilot.core.profiles.profile import ModelFacts, ModelProfile, Tool
 from desktop_copilot.core.profiles.stored import ReportedFacts, facts_key, stored_profile
 from desktop_copilot.core.provider_table import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider, default_deadlines
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS, EnvironmentKeys, FoundKey, KeyLookup, Secret
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.core.approval.decisions import Approver, deny_without_terminal
 from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.approval.hook import ApprovalHook

@@ -17,7 +17,8 @@ from desktop_copilot.core.keys.keyring_backends import (
     describe_error,
     open_backend,
 )
-from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret, key_label
+from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
+from desktop_copilot.core.keys.known_keys import key_label
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend

@@ -7,7 +7,6 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
-from desktop_copilot.core.provider_table import DEFAULT_PROVIDER, PROVIDERS, TOOL_KEYS, key_variable
 
 MIN_REGISTERED_LENGTH = 8
 """Shorter values are not registered for log redaction: masking every "abc" in a log would hide more than a key."""
@@ -65,32 +64,6 @@ class Secret:
 
 
 @dataclass(frozen=True, slots=True)
-class KeySpec:
-    """A key the app knows: its short name, the environment variable and what it is for."""
-
-    name: str
-    env_var: str
-    label: str
-    url: str
-
-
-_PROVIDER_KEYS = {spec.key_name: KeySpec(spec.key_name, spec.key_env, spec.key_label, spec.key_url) for spec in PROVIDERS.values()}
-KNOWN_KEYS: dict[str, KeySpec] = {
-    DEFAULT_PROVIDER: _PROVIDER_KEYS.pop(DEFAULT_PROVIDER),
-    **{key.name: KeySpec(key.name, key.key_env, key.label, key.url) for key in TOOL_KEYS.values()},
-    **_PROVIDER_KEYS,
-}
-"""Every key the app knows by name, from the provider table, in the order `keys list` shows them: the default
-provider's, the built-in tools', then the other providers'. An endpoint the user adds has its key under its own id."""
-
-
-def key_label(name: str) -> str:
-    """A key's name for people ("Anthropic API key"); an added endpoint's is its id quoted."""
-    spec = KNOWN_KEYS.get(name)
-    return spec.label if spec else f"{name!r} key"
-
-
-@dataclass(frozen=True, slots=True)
 class FoundKey:
     secret: Secret
     source: str
@@ -108,6 +81,8 @@ class EnvironmentKeys:
         self._environ = os.environ if environ is None else environ
 
     def get(self, name: str) -> FoundKey | None:
+        from desktop_copilot.core.provider_table import key_variable  # the table is not needed before the first frame
+
         value = self._environ.get(key_variable(name), "").strip()
         return FoundKey(Secret(value), "environment") if value else None
 

@@ -44,31 +44,29 @@ def capitalised(noun: str) -> str:
     return noun[:1].upper() + noun[1:]
 
 
+STATUS_SENTENCES: dict[int, str] = {
+    400: "{Subject} refused the request ({status}: {detail}).",
+    401: "{Subject} rejected the key ({status}: {detail}). Check the key{where}.",
+    402: "{Subject} says the account has no credit left ({status}: {detail}). Top it up, then retry.",
+    403: "{Subject} does not allow this key to do this ({status}: {detail}). Check the key's permissions{where}.",
+    404: "Not found at {noun} ({status}: {detail}). Check the model name and the base URL.",
+    408: "{Subject} timed out before answering ({status}: {detail}). Retry in a little while.",
+    413: "The request is too large for {noun} ({status}: {detail}). Send less: fewer or smaller attachments.",
+    422: "{Subject} refused the request ({status}: {detail}).",
+    429: "Rate limited by {noun} ({status}: {detail}). Wait a moment and retry.",
+    503: "{Subject} is overloaded ({status}: {detail}). Retry in a little while.",
+    529: "{Subject} is overloaded ({status}: {detail}). Retry in a little while.",
+}
+"""What an error status means and what to do, for every provider ({Subject}/{noun}: the provider in a sentence)."""
+SERVER_FAILED = "{Subject} failed to answer ({status}: {detail}). Retry in a little while."
+OTHER_STATUS = "{Subject} answered {status}: {detail}"
+
+
 def status_sentence(noun: str, status: int | None, detail: str, *, key_hint: str = "") -> str:
     """A sentence for an HTTP error `status` from the provider called `noun` in a sentence ("the Anthropic API",
-    "Gemini"): what happened, the server's words (`detail`) and what to do. `key_hint`: where the key is set."""
-    subject = capitalised(noun)
+    "Gemini"): what happened, the server's words (`detail`) and what to do. `key_hint`: where else the key is set."""
+    if not status:
+        return detail
+    template = STATUS_SENTENCES.get(status) or (SERVER_FAILED if status >= 500 else OTHER_STATUS)
     where = f" in Settings{' or ' + key_hint if key_hint else ''}"
-    if status == 401:
-        return f"{subject} rejected the key (401: {detail}). Check the key{where}."
-    if status == 402:
-        return f"{subject} says the account has no credit left (402: {detail}). Top it up, then retry."
-    if status == 403:
-        return f"{subject} does not allow this key to do this (403: {detail}). Check the key's permissions{where}."
-    if status == 404:
-        return f"Not found at {noun} (404: {detail}). Check the model name and the base URL."
-    if status == 408:
-        return f"{subject} timed out before answering (408: {detail}). Retry in a little while."
-    if status == 413:
-        return f"The request is too large for {noun} (413: {detail}). Send less: fewer or smaller attachments."
-    if status == 429:
-        return f"Rate limited by {noun} (429: {detail}). Wait a moment and retry."
-    if status in (400, 422):
-        return f"{subject} refused the request ({status}: {detail})."
-    if status in (503, 529):
-        return f"{subject} is overloaded ({status}: {detail}). Retry in a little while."
-    if status is not None and status >= 500:
-        return f"{subject} failed to answer ({status}: {detail}). Retry in a little while."
-    if status:
-        return f"{subject} answered {status}: {detail}"
-    return detail
+    return template.format(Subject=capitalised(noun), noun=noun, status=status, detail=detail, where=where)

@@ -197,10 +197,10 @@ class StreamingProvider:
                     response, mapper = await self._open(request, stack, record, mapper)
                     chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, response.aiter_bytes())))
                     async for event in self._events(chunks, mapper):
-                        record.event(event)
+                        ended = isinstance(event, ev.Error)  # the wire's own error line ends the reply (its parts closed)
+                        record.event(self._redacted_error(event) if ended else event)
                         yield event
-                        if isinstance(event, ev.Error):  # the wire's own error line ended the reply (its parts closed)
-                            ended = True
+                        if ended:
                             break
             except StreamFault as exc:
                 failure = exc.event
@@ -219,9 +219,7 @@ class StreamingProvider:
             else:
                 endings = [*mapper.close(), failure] if mapper.started else [failure]
             for event in endings:
-                if isinstance(event, ev.Error) and self._api_key is not None:
-                    event.message = self._api_key.redact(event.message)
-                record.event(event)
+                record.event(self._redacted_error(event) if isinstance(event, ev.Error) else event)
                 yield event
         finally:
             record.finish()
@@ -264,6 +262,12 @@ class StreamingProvider:
             words = self.failure_words(failure, request) + too_long_words(asked, capitalised(self.noun))
             record.status = failure.status
             raise StreamFault(ev.Error(reason="error", message=words, status_code=failure.status))
+
+    def _redacted_error(self, event: ev.Error) -> ev.Error:
+        """`event` with every trace of the key masked in its words (a server may echo the key back)."""
+        if self._api_key is not None:
+            event.message = self._api_key.redact(event.message)
+        return event
 
     def _asks_again(self, exc: BaseException, tries: int) -> bool:
         return self.retries_unreachable and self.is_unreachable(exc) and tries < self._max_retries

@@ -8,7 +8,8 @@ import html
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
-from desktop_copilot.core.keys.secrets import FoundKey, KeySpec
+from desktop_copilot.core.keys.secrets import FoundKey
+from desktop_copilot.core.keys.known_keys import KeySpec
 from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME

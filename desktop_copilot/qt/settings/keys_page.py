@@ -17,7 +17,7 @@ from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, KeyStoreError
 from desktop_copilot.core.provider_table import TOOL_KEYS
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.settings.key_field import KeyField

@@ -23,7 +23,8 @@ from desktop_copilot.core.keys.redaction import redact
 from desktop_copilot.core.providers.factory import SDK_MODULES
 from desktop_copilot.core.providers.streaming import ProviderError
 from desktop_copilot.core.runtime import MissingKeyError, Runtime
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS, FoundKey, KeyLookup
+from desktop_copilot.core.keys.secrets import FoundKey, KeyLookup
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.core.config.settings import CustomProvider, Settings
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.plain_label import PlainLabel

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop_copilot.core.provider_table import ProviderSpec
 from desktop_copilot.core.keys.redaction import redact
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS, KeySpec
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS, KeySpec
 from desktop_copilot.core.config.settings import CustomProvider, ModelsCache, Settings
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.form_parts import form_label, form_layout, lay_out_dialog, parse_header_lines

@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QFrame, QGridLayout, QHBoxLayout, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from desktop_copilot.core.keys.secrets import KNOWN_KEYS
+from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.tools.base import Risk, Tool
 from desktop_copilot.qt.common.core_words import core_text

@@ -8,7 +8,7 @@ import pytest
 import pytest_asyncio
 
 from desktop_copilot.core.conversation.accumulate import accumulate
-from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock, ThinkingBlock, ToolCallBlock
+from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock, ThinkingBlock
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.chat_completions_provider import ChatCompletionsProvider
 from tests.support.local_servers import LocalServer
