@@ -237,13 +237,14 @@ APP_CODE = """
 import json, sys, time
 out, provider, profile = sys.argv[1], sys.argv[2], sys.argv[3]
 from desktop_copilot.app import cli, ask, ask_approval  # what the run imports on first use: done before the timing
-from desktop_copilot.core.content import attachments, bootstrap, chat
-from desktop_copilot.core.providers import factory, request_log, stream_reader
+from desktop_copilot.core import bootstrap, chat
+from desktop_copilot.core.content import attachments
+from desktop_copilot.core.providers import factory, request_log, stream_reader, streaming
 from desktop_copilot.core.tools.builtin import builtin_registry
 import importlib, keyring
 importlib.import_module("desktop_copilot.core.providers." + {"openai": "chat_completions"}.get(provider, provider) + "_provider")
-if provider == "ollama":
-    importlib.import_module("desktop_copilot.core.providers.prompt_tools")
+if provider in ("openai", "ollama"):
+    importlib.import_module("desktop_copilot.core.providers.text_protocol.reader")
 builtin_registry()
 result = {}
 send = chat.ChatSession.send

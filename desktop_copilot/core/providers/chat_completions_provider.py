@@ -97,7 +97,8 @@ class ChatCompletionsProvider(StreamingProvider):
 
     def new_mapper(self, request: ProviderRequest) -> ChatCompletionsEventMapper:
         tools = [tool.name for tool in request.tools] if request.tools else None
-        return ChatCompletionsEventMapper(position=len(request.messages), tool_names=tools, thinks_in_tags=request.thinks_in_tags)
+        return ChatCompletionsEventMapper(position=len(request.messages), tool_names=tools, thinks_in_tags=request.thinks_in_tags,
+                                          text_tools=request.text_tools or self.uses_text_tools(request.model))
 
     @contextlib.asynccontextmanager
     async def open_try(self, request: ProviderRequest) -> AsyncIterator[Any]:

@@ -213,7 +213,8 @@ class ChatCompletionsEventMapper:
     when the reply finishes. `finish()` gives the closing `Done` once the stream has ended after a finish reason. A
     field of the wrong type is read as absent."""
 
-    def __init__(self, *, position: int = 0, tool_names: Collection[str] | None = None, thinks_in_tags: bool = False) -> None:
+    def __init__(self, *, position: int = 0, tool_names: Collection[str] | None = None, thinks_in_tags: bool = False,
+                 text_tools: bool = False) -> None:
         self.position = position
         """Where the reply sits in the conversation: seeds the ids made for calls that come without one."""
         self.parts = Parts()
@@ -225,7 +226,7 @@ class ChatCompletionsEventMapper:
         self.finish_reason: str | None = None
         self._response_id = ""
         self._calls: dict[int, _Call] = {}
-        self.reader = TextReader(self.parts, think_tags=True, tool_names=tool_names,
+        self.reader = TextReader(self.parts, think_tags=True, tool_names=tool_names, lax_json=text_tools,
                                  lone_close_window=LONE_CLOSE_WINDOW if thinks_in_tags else 0)
 
     def feed(self, chunk: dict[str, Any]) -> list[ev.Event]:

@@ -77,7 +77,7 @@ class OllamaProvider(StreamingProvider):
 
     def new_mapper(self, request: ProviderRequest) -> OllamaEventMapper:
         names = [tool.name for tool in request.tools] if request.tools else None
-        return OllamaEventMapper(tool_names=names, thinks_in_tags=request.thinks_in_tags)
+        return OllamaEventMapper(tool_names=names, thinks_in_tags=request.thinks_in_tags, prompt_tools=self._text_tools(request))
 
     def open_try(self, request: ProviderRequest):
         body = build_body(request, prompt_tools=self._text_tools(request), think_supported=request.model not in self._no_think_models)

@@ -137,6 +137,7 @@ class OllamaEventMapper:
     of the wrong type is read as absent."""
 
     def __init__(self, *, prompt_tools: bool = False, tool_names: Collection[str] | None = None, thinks_in_tags: bool = False) -> None:
+        """`prompt_tools`: the tools were described in the prompt (calls come as text, a final json block among them)."""
         self.parts = Parts()
         self.usage = Usage()
         self.started = False
@@ -145,7 +146,7 @@ class OllamaEventMapper:
         self._calls = 0
         self._salt = ""
         names = tool_names if tool_names is not None else ([] if prompt_tools else None)
-        self.reader = TextReader(self.parts, think_tags=True, tool_names=names,
+        self.reader = TextReader(self.parts, think_tags=True, tool_names=names, lax_json=prompt_tools,
                                  lone_close_window=LONE_CLOSE_WINDOW if thinks_in_tags else 0)
 
     @property
@@ -157,6 +158,11 @@ class OllamaEventMapper:
         return self.parts.calls_made
 
     def feed(self, line: dict[str, Any]) -> list[ev.Event]:
+        message = line.get("message")
+        if (self.started and type(message) is dict and not line.get("done") and not line.get("error")
+                and not message.get("thinking") and not message.get("tool_calls")):  # most lines: more of the content
+            content = message.get("content")
+            return self.reader.feed(clean_text(content)) if type(content) is str else []
         if line.get("error"):
             return self.fail(_error_text(line["error"]))
         events: list[ev.Event] = []

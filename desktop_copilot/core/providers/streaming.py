@@ -196,10 +196,13 @@ class StreamingProvider:
                 async with AsyncExitStack() as stack:
                     response, mapper = await self._open(request, stack, record, mapper)
                     chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, response.aiter_bytes())))
-                    async for event in self._events(chunks, mapper):
-                        ended = isinstance(event, ev.Error)  # the wire's own error line ends the reply (its parts closed)
-                        record.event(self._redacted_error(event) if ended else event)
-                        yield event
+                    async for events in self._events(chunks, mapper):
+                        for event in events:
+                            ended = type(event) is ev.Error  # the wire's own error line ends the reply (its parts closed)
+                            record.event(self._redacted_error(event) if ended else event)
+                            yield event
+                            if ended:
+                                break
                         if ended:
                             break
             except StreamFault as exc:
@@ -272,7 +275,8 @@ class StreamingProvider:
     def _asks_again(self, exc: BaseException, tries: int) -> bool:
         return self.retries_unreachable and self.is_unreachable(exc) and tries < self._max_retries
 
-    async def _events(self, chunks: AsyncIterator[bytes], mapper: Mapper) -> AsyncIterator[ev.Event]:
+    async def _events(self, chunks: AsyncIterator[bytes], mapper: Mapper) -> AsyncIterator[list[ev.Event]]:
+        """The events of the body, a list per network chunk (one generator step per chunk, not per event)."""
         reader = SSEReader(keep_other_lines=self.reads_unterminated_frame) if self.framing == "sse" else LineReader()
         sse = self.framing == "sse"
         trailing = 0
@@ -282,12 +286,13 @@ class StreamingProvider:
                 if trailing > MAX_TRAILING_BYTES:
                     return
                 continue
+            events: list[ev.Event] = []
             for frame in reader.feed(chunk):
-                name, data = frame if sse else ("", frame)
-                for event in self.map_frame(mapper, name, data):
-                    yield event
+                events += self.map_frame(mapper, *(frame if sse else ("", frame)))
                 if mapper.drained:
                     break
+            if events:
+                yield events
         if mapper.drained or not self.reads_unterminated_frame:
             return
         for frame in reader.close():  # a last frame without its terminator: read when it is whole
@@ -297,8 +302,7 @@ class StreamingProvider:
             except (ValueError, RecursionError):  # cut off with the body: the reply was interrupted there
                 log.warning("%s's stream ended inside a frame (%d bytes)", self.log_name, len(data))
                 return
-            for event in self.map_frame(mapper, name, data):
-                yield event
+            yield self.map_frame(mapper, name, data)
 
     def _failure_of(self, exc: Exception, mapper: Mapper, record: RequestLog) -> ev.Error | None:
         """The error that ends the reply for an exception out of the request or its body."""

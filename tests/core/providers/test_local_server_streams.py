@@ -43,9 +43,10 @@ async def streams():
         server.stop()
 
 
-async def reply_of(provider: ChatCompletionsProvider, *, tools: bool = True, thinks_in_tags: bool = False) -> Message:
+async def reply_of(provider: ChatCompletionsProvider, *, tools: bool = True, thinks_in_tags: bool = False,
+                   text_tools: bool = False) -> Message:
     request = ProviderRequest(model=MODELS[provider.vendor], messages=[Message.user("Weather in HK?")], provider=provider.vendor,
-                              tools=[SEARCH] if tools else [], thinks_in_tags=thinks_in_tags)
+                              tools=[SEARCH] if tools else [], thinks_in_tags=thinks_in_tags, text_tools=text_tools)
     message = Message.assistant(provider=provider.vendor)
     async for event in provider.stream(request):
         accumulate(message, event)
@@ -94,10 +95,18 @@ async def test_calls_written_as_text_split_at_every_offset_become_calls(form, st
     text = "Let me check.\n" + CALLS[form]
     for pieces in cuts(text):
         server.reply(pieces)
-        reply = await reply_of(provider)
+        reply = await reply_of(provider, text_tools=form == "json")  # the lax json form: for tools described as text
         assert [(c.name, c.arguments) for c in reply.tool_calls] == [("search", QUERY)], pieces
         assert reply.text.strip() == "Let me check." and reply.stop_reason == "tool_use", pieces
         assert reply.tool_calls[0].provider_fields == {"text_form": form}
+
+
+@pytest.mark.asyncio
+async def test_a_final_json_block_is_text_for_a_model_given_native_tools(streams):
+    server, provider = streams("vllm")
+    server.reply(["Like this:\n" + CALLS["json"]])
+    reply = await reply_of(provider)
+    assert not reply.tool_calls and reply.text == "Like this:\n" + CALLS["json"]
 
 
 @pytest.mark.asyncio

@@ -22,14 +22,15 @@ class TextReader:
     `id_salt` and its form in `provider_fields["text_form"]`. `problems` holds a sentence per kind of call that was
     written but could not run; `calls` counts the calls read."""
 
-    __slots__ = ("_blank", "_names", "_parts", "_scanner", "_splitter", "calls", "id_salt", "problems")
+    __slots__ = ("_blank", "_lax", "_names", "_parts", "_scanner", "_splitter", "calls", "id_salt", "problems")
 
     def __init__(self, parts: Parts, *, think_tags: bool, tool_names: Collection[str] | None, id_salt: str = "",
-                 lone_close_window: int = LONE_CLOSE_WINDOW) -> None:
+                 lone_close_window: int = LONE_CLOSE_WINDOW, lax_json: bool = True) -> None:
         self._parts = parts
         self._splitter = ThinkSplitter(lone_close_window=lone_close_window) if think_tags else None
         self._names = tool_names
-        self._scanner = CallScanner(tool_names) if tool_names is not None else None
+        self._lax = lax_json
+        self._scanner = CallScanner(tool_names, lax_json=lax_json) if tool_names is not None else None
         self.id_salt = id_salt
         self.problems: list[str] = self._scanner.problems if self._scanner is not None else []
         self.calls = 0
@@ -40,7 +41,9 @@ class TextReader:
         if not text:
             return []
         if self._splitter is None or self._splitter.answering:
-            return self._answer(text)
+            if self._scanner is None or self._scanner.takes_plain(text):  # most deltas: answer text, nothing else
+                return self._show(text)
+            return self._items(self._scanner.feed(text))
         if self._splitter.starting and self._parts.open_kind == "thinking":
             self._splitter.native_thinking_came()
         events: list[ev.Event] = []
@@ -59,7 +62,7 @@ class TextReader:
             self._splitter = None
         if self._scanner is not None and not self._scanner.idle:
             events += self._items(self._scanner.finish())
-            fresh = CallScanner(self._names or ())
+            fresh = CallScanner(self._names or (), lax_json=self._lax)
             fresh.problems = self.problems  # one list of problems for the whole reply
             self._scanner = fresh
         return events
@@ -88,10 +91,19 @@ class TextReader:
         return self._items(self._scanner.feed(text))
 
     def _items(self, items: list[str | TextCall]) -> list[ev.Event]:
+        if len(items) == 1 and type(items[0]) is str:  # most deltas: text and nothing else
+            return self._show(items[0])
         events: list[ev.Event] = []
+        text: list[str] = []  # adjacent pieces of text go out as one delta
         for item in items:
-            events += self._show(item) if isinstance(item, str) else self._call(item)
-        return events
+            if isinstance(item, str):
+                text.append(item)
+                continue
+            if text:
+                events += self._show("".join(text))
+                text.clear()
+            events += self._call(item)
+        return events + self._show("".join(text)) if text else events
 
     def _show(self, text: str) -> list[ev.Event]:
         if self._parts.open_kind != "text":

@@ -35,12 +35,15 @@ _TEXT, _CALL, _FENCE_LINE, _JSON_BLOCK, _AFTER_JSON = range(5)
 
 class CallScanner:
     """Reads the calls out of one reply's answer text; `feed` and `finish` return the visible text and the calls,
-    in order. `tool_names`: the offered tools (only they make a lax json block a call)."""
+    in order. `tool_names`: the offered tools (only they make a lax json block a call). `lax_json`: a fenced json block
+    that ends the reply is read as calls (for a model told to write its calls as text; a model given native tools that
+    ends with a json block is far likelier to show an example)."""
 
-    __slots__ = ("_code", "_held", "_held_calls", "_names", "_opening", "_pending", "_state", "problems")
+    __slots__ = ("_code", "_deferred", "_held", "_held_calls", "_lax", "_names", "_opening", "_pending", "_state", "problems")
 
-    def __init__(self, tool_names: Collection[str]) -> None:
+    def __init__(self, tool_names: Collection[str], *, lax_json: bool = True) -> None:
         self._names = frozenset(tool_names)
+        self._lax = lax_json and bool(self._names)
         self._state = _TEXT
         self._pending = ""
         """Text not decided yet: a possible tag or backtick run (text), the closing tag's start (call), the fence's
@@ -51,20 +54,53 @@ class CallScanner:
         """The markup of the open call, or the held json block (and the whitespace after it)."""
         self._held_calls: list[TextCall] = []
         self.problems: list[str] = []
+        self._deferred: list[str] = []
+        """Text given out without a scan (no tag could start in it, no fence run): `_code` catches up on it only when
+        a possible tag or fence comes, so a reply that holds none costs a membership test per delta."""
 
     @property
-    def idle(self) -> bool:
+    def idle(self) -> bool:  # text given out unscanned is not held back
         """Nothing is held back (no possible tag, call or json block waits for more text)."""
         return self._state == _TEXT and not self._pending and not self._held
 
+    def takes_plain(self, text: str) -> bool:
+        """Whether `text` can be given out as it is, unscanned (no tag can start in it; most deltas): if so it is
+        noted for the code state to catch up on later."""
+        if self._state == _TEXT and not self._pending and "<" not in text and (not self._lax or self._no_fence_in(text)):
+            self._deferred.append(text)
+            return True
+        return False
+
     def feed(self, text: str) -> list[Item]:
-        if self._state == _TEXT and not self._pending and "<" not in text and "`" not in text:
-            self._code.plain(text)  # most deltas: plain text
+        if self.takes_plain(text):
             return [text] if text else []
+        self._catch_up()
         return self._run(text, final=False)
+
+    def _no_fence_in(self, text: str) -> bool:
+        """Whether no run of backticks that could open or close a fence is in `text` (nor across its start)."""
+        return "``" not in text and not text.endswith("`") and not (self._deferred and self._deferred[-1].endswith("`")
+                                                                     and text.startswith("`"))
+
+    def _catch_up(self) -> None:
+        """Bring the code state up to the end of the text given out unscanned (inline spans and line starts)."""
+        if self._deferred:
+            deferred, self._deferred = "".join(self._deferred), []
+            if self._lax:  # it held no fence run: a line break ends inline code and starts a line, whatever came before
+                line_break = deferred.rfind("\n")
+                if line_break >= 0:
+                    self._code.plain(deferred[:line_break + 1])
+                    deferred = deferred[line_break + 1:]
+            position = 0
+            while position < len(deferred):  # fences opened and closed in it are followed too
+                position = next_mark(deferred, position, self._code, (), final=True).end
 
     def finish(self) -> list[Item]:
         """The reply ended: held text is released, an unfinished call shown as text, a final json block read."""
+        if self.idle:  # nothing held back: the code state no longer matters
+            self._deferred.clear()
+            return []
+        self._catch_up()
         return self._run("", final=True)
 
     def _run(self, text: str, *, final: bool) -> list[Item]:
@@ -83,7 +119,7 @@ class CallScanner:
     def _text(self, text: str, final: bool, items: list[Item]) -> str | None:
         work, self._pending = self._pending + text, ""
         mark = next_mark(work, 0, self._code, _OPENINGS, final=final)
-        while mark.what == FENCE_CLOSE or (mark.what == FENCE_OPEN and not self._names):
+        while mark.what == FENCE_CLOSE or (mark.what == FENCE_OPEN and not self._lax):
             mark = next_mark(work, mark.end, self._code, _OPENINGS, final=final)
         items.append(work[:mark.start])
         if mark.what in (END, WAIT):
