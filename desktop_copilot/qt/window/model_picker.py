@@ -129,7 +129,7 @@ class ModelPicker(QFrame):
         for spec in self.runtime.providers().values():
             if spec.local and spec.id not in hidden and spec.id not in self.asked and not self._listed(spec.id):
                 self.asked.add(spec.id)
-                self.refresh_models(spec.id)
+                self.refresh_models(spec.id, quiet=True)
 
     def provider_states(self) -> list[ProviderState]:
         """Each provider not switched off in Settings, with its models: the list it gave (cached in the settings
@@ -181,21 +181,23 @@ class ModelPicker(QFrame):
             self.has_key.update(found)
             self._update_popup()
 
-    def refresh_models(self, provider_id: str) -> None:
-        """Ask the provider for its models (off the GUI thread); a failure is shown under its name."""
+    def refresh_models(self, provider_id: str, *, quiet: bool = False) -> None:
+        """Ask the provider for its models (off the GUI thread); a failure is shown under its name, unless `quiet`
+        (a local server asked unbidden: one that is not running shows no error)."""
         if provider_id in self.refreshing:
             return
         self.refreshing.add(provider_id)
         self.problems.pop(provider_id, None)
         self._update_popup()
-        self.tasks.start(self._refresh(provider_id))
+        self.tasks.start(self._refresh(provider_id, quiet))
 
-    async def _refresh(self, provider_id: str) -> None:
+    async def _refresh(self, provider_id: str, quiet: bool = False) -> None:
         try:
             ids = await self.runtime.list_models(provider_id)
         except Exception as exc:  # the client's errors, in words under the provider
             log.info("listing the models of %s failed: %s", provider_id, type(exc).__name__)
-            self.problems[provider_id] = problem_in_words(exc)
+            if not quiet:
+                self.problems[provider_id] = problem_in_words(exc)
         else:
             self.listed[provider_id] = list(ids)
             self._keep_in_settings(provider_id, list(ids))
