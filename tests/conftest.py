@@ -1,10 +1,11 @@
-"""Shared fixtures: a loopback HTTP server and an isolated environment for every test."""
+"""Shared fixtures: a loopback HTTP server, an isolated environment for every test, and providers closed after it."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+import pytest_asyncio
 
 from tests.support.loopback import LoopbackServer
 
@@ -31,3 +32,17 @@ def _isolated_env(tmp_path_factory, monkeypatch):
 def loopback():
     with LoopbackServer() as server:
         yield server
+
+
+@pytest_asyncio.fixture
+async def providers():
+    """Keeps the providers a test makes (`providers(AnthropicProvider(...))`) and closes them afterwards."""
+    made = []
+
+    def keep(provider):
+        made.append(provider)
+        return provider
+
+    yield keep
+    for provider in made:
+        await provider.aclose()

@@ -13,6 +13,7 @@ from typing import TextIO
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.config.app_config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
 from desktop_copilot.app.ask_generation import add_generation_arguments, apply_generation_options
+from desktop_copilot.core.context.compaction import compaction_notice
 from desktop_copilot.core.conversation.models import Conversation, Message, ToolCallStatus
 from desktop_copilot.core.provider_table import PROVIDERS, UnknownProviderError, provider_spec
 
@@ -155,6 +156,8 @@ class TerminalPrinter:
                     self._write(self.out, "\n")
                     self._wrote_text = False
                 self._write(self.err, f"note: {detail}\n")
+            case ev.ContextCompacted(compaction=compaction):
+                self._write(self.err, f"note: {compaction_notice(compaction)}\n")
             case ev.LoopDetected(name=name, repeats=repeats):
                 self._write(self.err, f"[loop] {name} was called {repeats} times in a row with the same arguments; stopping.\n")
             case ev.Error(message=message):

@@ -2,6 +2,8 @@
 
 Besides sending, a session can regenerate the last reply, edit an earlier user message and
 resend, continue an interrupted reply, and switch between the versions these leave behind.
+It keeps requests within the model's context window (core/context_keeper.py): compacting older
+turns, undoing a compaction, and starting a new chat from a summary.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.approval.decisions import Approver
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.content.attachments import check_sendable
-from desktop_copilot.core.conversation.history import sendable_history
-from desktop_copilot.core.conversation.models import Conversation, Message, Role
+from desktop_copilot.core.context.compaction import plan_compaction
+from desktop_copilot.core.context_keeper import CompactionSettings, ContextKeeper
+from desktop_copilot.core.conversation.history import live_compactions, sendable_history
+from desktop_copilot.core.conversation.models import Compaction, Conversation, Message, Role
 from desktop_copilot.core.providers.attachment_limits import Attachment, limits_for
 from desktop_copilot.core.profiles.profile import ModelProfile
 from desktop_copilot.core.runtime import MissingModelError, RunResources, Runtime
@@ -23,6 +27,7 @@ from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
 
 TITLE_CHARS = 60
+NEW_CHAT_INTRO = "Summary of the conversation “{title}”, which this one continues:\n\n{summary}"
 
 
 def title_from(text: str) -> str:
@@ -34,13 +39,21 @@ class NothingToDoError(ValueError):
     """The requested operation does not apply to the conversation as it is (message says why)."""
 
 
+LOCAL_OUTPUT_LIMIT = 8_192
+"""The output limit on a local server unless the user set the model's own: every token of it is memory the server
+reserves (Ollama's `num_ctx` covers the prompt and this)."""
+
+
 def output_limit(configured: int, profile: ModelProfile, *, local: bool) -> int:
     """The output limit sent: the configured one, within what the model is known to allow (a guess is not trusted to
-    cut a reply shorter), and on a local server within half its context window (vLLM refuses a request whose output
-    limit does not fit the window with the prompt)."""
+    cut a reply shorter); on a local server at most LOCAL_OUTPUT_LIMIT, unless the user set the model's limit, and
+    within half its context window (vLLM refuses a request whose output limit does not fit the window with the
+    prompt)."""
     limit = configured
     if profile.output_limit.source != "default":
         limit = min(limit, profile.output_limit.value)
+    if local and profile.output_limit.source != "user":
+        limit = min(limit, LOCAL_OUTPUT_LIMIT)
     if profile.context_window.source != "default" and local:
         limit = min(limit, max(256, profile.context_window.value // 2))
     return limit
@@ -110,6 +123,7 @@ class ChatSession:
             text_tools=profile.tools.value == "text",
             thinks_in_tags=profile.thinking.value == "think_tags",
             sampling=profile.sampling.value,
+            context_window=profile.context_window.value if profile.context_window.source != "default" else None,
         )
 
     async def send(self, text: str, emit: Emit, confirm_loop: ConfirmLoop | None = None, *,
@@ -142,7 +156,7 @@ class ChatSession:
         the next message goes to (core.providers.attachment_limits)."""
         spec = self.runtime.spec(provider_id)
         limits = limits_for(spec.id, spec.wire, self.model_for(provider_id), spec.label)
-        check_sendable(sendable_history(self.conversation.messages), attachments, limits)
+        check_sendable(sendable_history(self.conversation.messages, self.conversation.compactions), attachments, limits)
 
     async def _send(self, run: RunResources, text: str, emit: Emit, confirm_loop: ConfirmLoop | None,
                     attachments: Sequence[Attachment] = ()) -> ev.RunFinished:
@@ -207,19 +221,74 @@ class ChatSession:
             self.store.save_message(self.conversation.id, seq, message)
         emit(ev.HistoryChanged(anchor=restored.anchor, archived_ids=archived, current=list(restored.messages)))
 
-    async def _run(self, run: RunResources, emit: Emit, confirm_loop: ConfirmLoop | None,
-                   first: ev.Event | None = None) -> ev.RunFinished:
+    async def compact_now(self, emit: Emit) -> Compaction | None:
+        """Compact the older turns now (Compact now): all but the last few, what the user undid included. `emit` gets
+        the ContextCompacted; None when nothing is before the turns always sent whole."""
+        self.ensure_history()
+        keep_turns = CompactionSettings.of(self.runtime.settings).keep_turns
+        if plan_compaction(self.conversation.messages, self.conversation.compactions, keep_turns, respect_undone=False) is None:
+            return None
+        run = await self._prepare()
+        recorder, forward = self._recording(emit)
+        try:
+            return await self._keeper(run, forward).compact(self.conversation.messages, respect_undone=False)
+        finally:
+            recorder.flush()
+
+    def undo_compaction(self, compaction_id: str, emit: Emit) -> None:
+        """Send a compaction's messages whole again (a compaction it took over applies again); `emit` gets the
+        CompactionUndone. NothingToDoError when it is not in effect."""
+        compaction = next((c for c in live_compactions(self.conversation.compactions) if c.id == compaction_id), None)
+        if compaction is None:
+            raise NothingToDoError("That compaction is not in effect in this conversation.")
+        compaction.undone = True
+        recorder, forward = self._recording(emit)
+        forward(ev.CompactionUndone(compaction_id=compaction_id))
+        recorder.flush()
+
+    async def new_chat_from_summary(self, emit: Emit) -> Conversation:
+        """A new conversation (stored, not yet shown) whose first message is a summary of this one, linked back to it
+        by `summarised_from`, with its provider, model and options. Nothing changes here, so `emit` gets nothing;
+        SummaryFailedError (core.context.summary) when no summary could be made."""
+        run = await self._prepare()
+        self.ensure_history()
+        summary = await self._keeper(run, emit).summary_of_conversation()
+        old = self.conversation
+        new = Conversation(title=f"{old.title} (continued)" if old.title else "", provider=old.provider or run.provider_id,
+                           model=old.model or self.model_for(run.provider_id), system=old.system,
+                           assistant_id=old.assistant_id, thinking_budget=old.thinking_budget,
+                           tools=None if old.tools is None else list(old.tools), temperature=old.temperature,
+                           top_p=old.top_p, summarised_from=old.id)
+        new.messages.append(Message.user(NEW_CHAT_INTRO.format(title=old.title or "Untitled", summary=summary)))
+        if self.store is not None:
+            self.store.save_conversation(new)
+            self.store.save_message(new.id, 0, new.messages[0])
+        return new
+
+    def _keeper(self, run: RunResources, emit: Emit, options: RunOptions | None = None) -> ContextKeeper:
+        return ContextKeeper(self.runtime, self.conversation, options or self.options(run.provider_id), run.provider, emit,
+                             [tool.spec() for tool in run.tools])
+
+    def _recording(self, emit: Emit) -> tuple[StoreRecorder, Emit]:
+        """A recorder of this conversation, and `emit` that passes each event through it first."""
         recorder = StoreRecorder(self.store, self.conversation)
 
         def forward(event: ev.Event) -> None:
             recorder.record(event)
             emit(event)
 
+        return recorder, forward
+
+    async def _run(self, run: RunResources, emit: Emit, confirm_loop: ConfirmLoop | None,
+                   first: ev.Event | None = None) -> ev.RunFinished:
+        recorder, forward = self._recording(emit)
         if first is not None:
             forward(first)
         run.tool_context.conversation_id = self.conversation.id
         hooks = self.runtime.tool_hooks(self.approver, self.conversation.title)
-        loop = AgentLoop(run.provider, run.tools, run.tool_context, self.options(run.provider_id), forward, confirm_loop, hooks)
+        options = self.options(run.provider_id)
+        loop = AgentLoop(run.provider, run.tools, run.tool_context, options, forward, confirm_loop, hooks,
+                         context=self._keeper(run, forward, options))
         try:
             return await loop.run(self.conversation.messages)
         finally:

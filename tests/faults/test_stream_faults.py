@@ -1,6 +1,7 @@
 """Every wire format under the faults a network does, through the real session, provider and SQLite store: each
 fault ends in a clear state in memory and on disk, nothing received is lost, and the history stays valid for
-every provider (what follows a stalled reply: Continue, and a turn sent to another provider)."""
+every provider (what follows a stalled reply: Continue, and a turn sent to another provider; what follows a tool
+round the provider refused: the next question)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import pytest
 
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.conversation.history import CONTINUE_INSTRUCTION
-from desktop_copilot.core.conversation.models import Conversation, MessageStatus
+from desktop_copilot.core.conversation.models import Conversation, MessageStatus, ToolCallStatus
 from desktop_copilot.core.storage.store import Store
 from tests.faults.sessions import wire_runtime
 from tests.support import faults
 from tests.support.faults import PIECES, WIDE, WIRE_IDS, WIRES, WireScript
-from tests.support.history_rules import assert_valid_for_every_provider
+from tests.support.history_rules import NEXT_TURN, assert_valid_for_every_provider, sent_request_problems
+from tests.support.mcp_servers.http_fixture import stdio_config
 
 DEADLINE = 1.0
 """Seconds of silence the tests allow before the first byte and between frames."""
@@ -150,3 +152,27 @@ async def test_network_chunks_cut_inside_characters_lose_nothing(wire, make_sess
     assert finished.outcome == "completed"
     assert session.conversation.messages[-1].text == WIDE
     assert stored_messages(session, tmp_path)[-1].text == WIDE
+
+
+async def test_a_refused_tool_round_leaves_a_history_every_provider_takes(wire, mcp_session, loopback, tmp_path):
+    """The tool ran, then the provider refused the request carrying its result: the failed reply is empty and the
+    next question follows the result. Every wire must still send a history its API takes (Gemini refuses two user
+    turns in a row), and the conversation goes on."""
+    session = await mcp_session(stdio_config("demo"), wire)
+    loopback.enqueue(wire.path, wire.reply(wire.tool_call("call_fault_7", "mcp__demo__read_note", '{"name": "todo"}')),
+                     wire.error(400, "the request carrying the tool result was refused", {}))
+    failed = await session.send("Read my todo note", lambda e: None)
+    assert failed.outcome == "failed"
+    stored = session.store.load_conversation(session.conversation.id).messages
+    assert [m.role.value for m in stored] == ["user", "assistant", "assistant"] and stored[-1].status is MessageStatus.FAILED
+    assert [(c.name, c.status) for c in stored[1].tool_calls] == [("mcp__demo__read_note", ToolCallStatus.DONE)]
+    assert_valid_for_every_provider(stored)
+
+    loopback.enqueue(wire.path, wire.text_reply("It says: buy milk."))
+    again = await session.send(NEXT_TURN, lambda e: None)
+    await finish(session)
+    assert again.outcome == "completed", session.conversation.messages[-1].error
+    sent = loopback.requests_to(wire.path)[-1].json()
+    assert sent_request_problems(wire.provider, sent) == []
+    assert NEXT_TURN in str(sent) and stored[1].tool_calls[0].result[:20] in str(sent)  # the question and the result
+    assert_valid_for_every_provider(session.store.load_conversation(session.conversation.id).messages)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,51 @@ def gemini_error(status: int, message: str, status_name: str, *, details: list[d
     if details is not None:
         error["details"] = details
     return json_response({"error": error}, status=status, headers=headers)
+
+
+ALTERNATION = "Please ensure that multiturn requests alternate between user and model."
+CALL_TURN = "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
+RESPONSE_COUNT = ("Please ensure that the number of function response parts is equal to the number of function call "
+                  "parts of the function call turn.")
+"""The API's 400 INVALID_ARGUMENT words for a history it refuses (google-gemini/gemini-cli #26486, #6418;
+microsoft/vscode #299295; discuss.ai.google.dev on the function call turn)."""
+
+
+def gemini_rules_refusal(body: dict[str, Any]) -> ScriptedResponse | None:
+    """Gemini's 400 for a request whose `contents` break its turn rules (two contents of one role in a row, a
+    function call turn not after a user turn, function responses that do not answer the calls before them); None
+    when the API takes them."""
+    contents = body.get("contents") or []
+    for index, content in enumerate(contents):
+        previous = contents[index - 1] if index else None
+        if previous is not None and previous.get("role") == content.get("role"):
+            return gemini_error(400, ALTERNATION, "INVALID_ARGUMENT")
+        parts = content.get("parts") or []
+        calls = [p for p in parts if "functionCall" in p]
+        if calls and (previous is None or previous.get("role") != "user"):
+            return gemini_error(400, CALL_TURN, "INVALID_ARGUMENT")
+        responses = [p for p in parts if "functionResponse" in p]
+        asked = [p for p in (previous or {}).get("parts", []) if "functionCall" in p] if previous else []
+        if (responses or asked) and len(responses) != len(asked):
+            return gemini_error(400, RESPONSE_COUNT, "INVALID_ARGUMENT")
+    return None
+
+
+def serve_by_the_rules(loopback, path: str = STREAM) -> deque[ScriptedResponse]:
+    """Makes `loopback` answer `path` as Gemini does: a request whose contents break the API's turn rules gets its
+    400 (and uses up no reply); any other is answered from the returned queue (a 500 when it is empty)."""
+    replies: deque[ScriptedResponse] = deque()
+
+    def answer(request) -> ScriptedResponse:
+        refusal = gemini_rules_refusal(request.json())
+        if refusal is not None:
+            return refusal
+        if not replies:
+            return gemini_error(500, "loopback: no reply was scripted for this request", "INTERNAL")
+        return replies.popleft()
+
+    loopback.set_handler(path, answer)
+    return replies
 
 
 def corpus_response(name: str, *, split_every: int | None = None) -> ScriptedResponse:

@@ -50,14 +50,17 @@ def chat_completions_problems(messages: list[dict[str, Any]]) -> list[str]:
 
 
 def gemini_problems(contents: list[dict[str, Any]]) -> list[str]:
-    """Gemini: user and model turns only, never an empty one, starting with the user; each model turn's
-    `functionCall`s answered by `functionResponse`s of the same names in the next user turn."""
+    """Gemini: user and model turns only, alternating ("Please ensure that multiturn requests alternate between user
+    and model"), never an empty one, starting with the user; each model turn's `functionCall`s answered by
+    `functionResponse`s of the same names in the next user turn."""
     problems: list[str] = []
     if not contents or contents[0]["role"] != "user":
         problems.append("the first content must be the user's")
     for i, content in enumerate(contents):
         if content["role"] not in ("user", "model"):
             problems.append(f"content {i} has role {content['role']!r}")
+        if i and contents[i - 1]["role"] == content["role"]:
+            problems.append(f"contents {i - 1} and {i} are both {content['role']!r}: turns must alternate")
         if not content.get("parts"):
             problems.append(f"content {i} has no parts")
         calls = sorted(p["functionCall"]["name"] for p in content.get("parts", []) if "functionCall" in p)
@@ -89,6 +92,17 @@ def ollama_problems(messages: list[dict[str, Any]]) -> list[str]:
     if messages and messages[-1]["role"] not in ("user", "tool"):
         problems.append("the last message must be the user's or a tool result")
     return problems
+
+
+def sent_request_problems(provider: str, body: dict[str, Any]) -> list[str]:
+    """The rules a request body `provider`'s wire really sent breaks (empty when its API takes it)."""
+    if provider == "anthropic":
+        return history_problems(body["messages"])
+    if provider == "gemini":
+        return gemini_problems(body["contents"])
+    if provider == "ollama":
+        return ollama_problems(body["messages"])
+    return chat_completions_problems([m for m in body["messages"] if m["role"] != "system"])
 
 
 def problems_for_every_provider(history: list[Message]) -> dict[str, list[str]]:

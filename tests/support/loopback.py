@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 CORPUS_DIR = Path(os.environ.get("DESKTOP_COPILOT_CORPUS") or Path(__file__).resolve().parents[1] / "fixtures" / "corpus").resolve()
 """Recorded provider streams kept in the repository as test data (tests/fixtures/corpus/SOURCES.md)."""
@@ -234,6 +234,30 @@ class LoopbackServer:
             return handler(request)
         except Exception as exc:  # a broken handler should show up in the test, not hang it
             return json_response({"type": "error", "error": {"type": "api_error", "message": f"loopback handler failed: {exc!r}"}}, status=500)
+
+
+class OnLoopback:
+    """Lifecycle of an emulator that serves from the LoopbackServer in its `_loopback`: start, stop, `with`, `url`."""
+
+    _loopback: LoopbackServer
+
+    def start(self) -> Self:
+        self._loopback.start()
+        return self
+
+    def stop(self) -> None:
+        self._loopback.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """http://127.0.0.1:<port>"""
+        return self._loopback.url
 
 
 # --- corpus replay -------------------------------------------------------------------------

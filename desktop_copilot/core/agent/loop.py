@@ -11,13 +11,16 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.agent.execution import ToolExecutor
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS
+from desktop_copilot.core.context.compaction import overflow_words
+from desktop_copilot.core.context.trimming import trim_old_tool_results
 from desktop_copilot.core.conversation.history import is_refused, sendable_history
-from desktop_copilot.core.conversation.models import Message, MessageStatus, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.conversation.models import Compaction, Message, MessageStatus, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
 from desktop_copilot.core.tools.base import Tool, ToolContext
 from desktop_copilot.core.tools.hooks import ToolHook
@@ -45,6 +48,20 @@ class RunOptions:
     top_p: float | None = None
     sampling: bool = True
     """What the model's profile and the conversation say (ProviderRequest has their meaning)."""
+    context_window: int | None = None
+    """The model's context window when a source knows it (not a guess); ProviderRequest has its meaning."""
+
+
+class RequestContext(Protocol):
+    """Keeps each request within the model's context window (core/context_keeper.py): requests send `compactions` in
+    place of the messages they cover; `before_request` may compact first; `after_overflow` compacts after the provider
+    said a request was too large, True when the request is worth sending once more."""
+
+    compactions: list[Compaction]
+
+    async def before_request(self, history: list[Message]) -> None: ...
+
+    async def after_overflow(self, history: list[Message]) -> bool: ...
 
 
 class AgentLoop:
@@ -59,12 +76,14 @@ class AgentLoop:
         emit: Emit,
         confirm_loop: ConfirmLoop | None = None,
         hooks: list[ToolHook] | None = None,
+        context: RequestContext | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
         self.options = options
         self.emit = emit
         self.confirm_loop = confirm_loop
+        self.context = context
         self.executor = ToolExecutor(tools, tool_context, self._apply, hooks)
         self._recent_calls: list[str] = []
 
@@ -82,13 +101,18 @@ class AgentLoop:
         """Continue `history` (which ends with the user's message); appends the replies to it."""
         tool_rounds = 0
         while True:
+            if self.context is not None:
+                try:
+                    await self.context.before_request(history)
+                except asyncio.CancelledError:
+                    self._finish("stopped", "Stopped by the user.")
+                    raise
             message = Message.assistant(self.options.model, self.options.provider)
             request = self._request(history)
             history.append(message)
             self.emit(ev.MessageCreated(message=message, round=tool_rounds, message_id=message.id))
             try:
-                async for event in self.provider.stream(request):
-                    self._apply(message, event)
+                await self._stream(history, message, request)
             except asyncio.CancelledError:
                 self._stop(message)
                 raise
@@ -119,10 +143,32 @@ class AgentLoop:
                 self._stop(message)
                 raise
 
+    async def _stream(self, history: list[Message], message: Message, request: ProviderRequest) -> None:
+        """Stream the reply into `message` (the last of `history`). A request the provider found larger than the
+        context window, refused before anything arrived, is compacted and sent once more; failing again, its error
+        says what to do."""
+        retried = False
+        while True:
+            overflow: ev.Error | None = None
+            async for event in self.provider.stream(request):
+                if isinstance(event, ev.Error) and event.overflow and not message.blocks and self.context is not None:
+                    overflow = event
+                    continue
+                self._apply(message, event)
+            if overflow is None:
+                return
+            earlier = history[:-1]
+            if not retried and await self.context.after_overflow(earlier):
+                retried, request = True, self._request(earlier)
+                continue
+            overflow.message = overflow_words(overflow.message, compacted=retried)
+            self._apply(message, overflow)
+            return
+
     def _request(self, history: list[Message]) -> ProviderRequest:
         return ProviderRequest(
             model=self.options.model,
-            messages=sendable_history(history),
+            messages=trim_old_tool_results(sendable_history(history, self.context.compactions if self.context is not None else ())),
             provider=self.options.provider,
             system=self.options.system,
             tools=[tool.spec() for tool in self.tools],
@@ -133,6 +179,7 @@ class AgentLoop:
             temperature=self.options.temperature,
             top_p=self.options.top_p,
             sampling=self.options.sampling,
+            context_window=self.options.context_window,
         )
 
     async def _loop_allowed(self, message: Message, calls: list[ToolCallBlock]) -> bool:

@@ -19,6 +19,10 @@ DEFAULT_MAX_TOOL_ROUNDS = 10
 DEFAULT_TOOL_RESULT_LIMIT = 100_000
 """Characters of a tool result the model gets at most (about 100 KB); the card and the database keep the whole."""
 DEFAULT_THINKING_BUDGET = 4096
+DEFAULT_COMPACT_AT = 0.8
+"""Older turns are compacted when the next request, with its output reserve, would pass this share of the window."""
+DEFAULT_KEEP_TURNS = 4
+"""The last turns always sent whole."""
 MAX_TOKENS_ENV = "DESKTOP_COPILOT_MAX_TOKENS"
 PROVIDER_ENV = "DESKTOP_COPILOT_PROVIDER"
 """The provider new conversations talk to, over Settings ▸ Providers."""

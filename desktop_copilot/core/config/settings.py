@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
+from desktop_copilot.core.config.app_config import DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS
 from desktop_copilot.core.usage.pricing import ModelPrice
 from desktop_copilot.core.providers.deadlines import StreamDeadlines
 from desktop_copilot.core.profiles.stored import ModelOverride, ReportedFacts, valid_entries
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 ANTHROPIC = "anthropic"
 LEGACY_URL, LEGACY_MODELS = "anthropic_base_url", "models_cache"
 """Where files written before Anthropic was an ordinary provider kept its base URL and model list."""
+COMPACT_AT_RANGE = (0.5, 0.95)
 
 
 class ModelsCache(BaseModel):
@@ -104,6 +106,14 @@ class Settings(BaseModel):
     provider's default (core/providers/deadlines.py: 60 s, a local Ollama 300 s)."""
     stream_idle_timeout: float | None = Field(default=None, gt=0)
     """Seconds a reply may stall once begun, then it is kept, marked interrupted, with Continue offered; None: 120 s."""
+    compact_at: float = DEFAULT_COMPACT_AT
+    """Older turns are compacted when the next request, with its output reserve, would pass this share of the model's
+    context window (0.5 to 0.95; core/context_keeper.py)."""
+    keep_turns: int = DEFAULT_KEEP_TURNS
+    """The last turns always sent whole (at least 1)."""
+    summariser_provider: str | None = None
+    summariser_model: str | None = None
+    """Who writes the summaries of compacted turns; None: the conversation's own provider and model."""
 
     def stream_deadlines(self, default: StreamDeadlines) -> StreamDeadlines:
         """`default` (a provider's deadlines) with what these settings change."""
@@ -133,7 +143,23 @@ class Settings(BaseModel):
         """An unknown appearance is not worth losing the settings file over: it follows the system."""
         return value if value in ("auto", "light", "dark") else "auto"
 
-    @field_validator("default_model", "window_geometry", "workspace_folder", mode="before")
+    @field_validator("compact_at", mode="before")
+    @classmethod
+    def _compact_at_in_range(cls, value: Any) -> float:
+        """A threshold out of range is brought within it, one that is not a number is the default (the file is kept)."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            return DEFAULT_COMPACT_AT
+        return min(COMPACT_AT_RANGE[1], max(COMPACT_AT_RANGE[0], float(value)))
+
+    @field_validator("keep_turns", mode="before")
+    @classmethod
+    def _keep_at_least_one_turn(cls, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            return DEFAULT_KEEP_TURNS
+        return int(max(1, min(1000, value)))
+
+    @field_validator("default_model", "window_geometry", "workspace_folder", "summariser_provider", "summariser_model",
+                     mode="before")
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         if isinstance(value, str):

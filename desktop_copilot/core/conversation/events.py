@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from desktop_copilot.core.conversation.models import Message, ToolApproval, ToolCallStatus, Usage
+from desktop_copilot.core.conversation.models import Compaction, Message, ToolApproval, ToolCallStatus, Usage
 
 ErrorReason = Literal["error", "interrupted", "aborted"]
 """`error`: the provider reported a failure; `interrupted`: the stream ended without its
@@ -29,7 +29,7 @@ class Event:
         out: dict[str, Any] = {"type": self.kind}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Message | Usage | ToolApproval):  # every pydantic value an event carries
+            if isinstance(value, Message | Usage | ToolApproval | Compaction):  # every pydantic value an event carries
                 value = value.model_dump(mode="json")
             elif isinstance(value, list) and value and isinstance(value[0], Message):
                 value = [message.model_dump(mode="json") for message in value]
@@ -153,6 +153,8 @@ class Error(Event):
     reason: ErrorReason = "error"
     message: str = ""
     status_code: int | None = None
+    overflow: bool = False
+    """The provider said the request is larger than the model's context window (compaction and one retry follow)."""
 
 
 # --- loop events -------------------------------------------------------------------------
@@ -212,6 +214,22 @@ class HistoryChanged(Event):
     anchor: int = 0
     archived_ids: list[str] = field(default_factory=list)
     current: list[Message] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ContextCompacted(Event):
+    """Older messages are sent as a summary (or left out) from now on; the messages themselves stay."""
+
+    kind: ClassVar[str] = "context_compacted"
+    compaction: Compaction = field(default_factory=lambda: Compaction(first_message_id="", last_message_id=""))
+
+
+@dataclass(slots=True)
+class CompactionUndone(Event):
+    """The user undid a compaction: its messages are sent whole again."""
+
+    kind: ClassVar[str] = "compaction_undone"
+    compaction_id: str = ""
 
 
 RunOutcome = Literal["completed", "refused", "round_limit", "loop", "stopped", "failed", "interrupted"]

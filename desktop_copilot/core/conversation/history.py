@@ -1,9 +1,12 @@
-"""Which part of a conversation is sent to a provider: everything but the exchanges a model refused, and
-a request to go on when the conversation ends with a partial reply (Continue)."""
+"""Which part of a conversation is sent to a provider: compacted stretches as their summary (or a note that they are
+left out), everything but the exchanges a model refused, and a request to go on when the conversation ends with a
+partial reply (Continue)."""
 
 from __future__ import annotations
 
-from desktop_copilot.core.conversation.models import Message, Role
+from collections.abc import Sequence
+
+from desktop_copilot.core.conversation.models import Compaction, Message, Role, TextBlock
 
 REFUSAL = "refusal"
 CONTINUE_INSTRUCTION = (
@@ -13,6 +16,9 @@ CONTINUE_INSTRUCTION = (
 )
 """Sent (not stored) after a partial reply that is to be continued. Current models refuse a request that ends
 with an assistant turn (prefill), and most providers other than Anthropic never took one."""
+SUMMARY_INTRO = "Summary of the earlier conversation ({count} messages were compacted):\n\n{summary}"
+DROPPED_NOTE = ("({count} earlier messages are not shown to the model: the context window was full and no summary "
+                "could be made.)")
 
 
 def written_by(message: Message, provider: str) -> bool:
@@ -25,17 +31,62 @@ def is_refused(message: Message) -> bool:
     return message.role is Role.ASSISTANT and message.stop_reason == REFUSAL
 
 
-def sendable_history(history: list[Message]) -> list[Message]:
-    """`history` as a request sends it: without each refused reply and the user turn(s) that led to it,
-    as Anthropic asks after a refusal (the same prompt sent again would be refused again, or merged into
-    the next user turn), and ending with a user turn. The conversation itself is not changed."""
-    kept = _without_refusals(history)
+def sendable_history(history: list[Message], compactions: Sequence[Compaction] = ()) -> list[Message]:
+    """`history` as a request sends it: each live compaction's messages replaced by one user message (its summary, or
+    a note that they are left out); without each refused reply and the user turn(s) that led to it, as Anthropic asks
+    after a refusal (the same prompt sent again would be refused again, or merged into the next user turn); and ending
+    with a user turn. The conversation itself is not changed."""
+    kept: list[Message] = []
+    for piece in _pieces(history, compactions):
+        kept += [piece] if isinstance(piece, Message) else _without_refusals(piece)
     if kept and kept[-1].role is Role.ASSISTANT and not kept[-1].tool_calls:
         if kept[-1].text.strip():  # a partial reply to continue
             kept.append(Message.user(CONTINUE_INSTRUCTION))
         else:  # nothing of it can be continued: the request asks again
             kept.pop()
     return kept
+
+
+def live_compactions(compactions: Sequence[Compaction]) -> list[Compaction]:
+    """The compactions requests apply: neither undone nor taken over by another one that is not undone."""
+    taken_over = {replaced for c in compactions if not c.undone for replaced in c.replaces}
+    return [c for c in compactions if not c.undone and c.id not in taken_over]
+
+
+def compacted_ranges(history: Sequence[Message], compactions: Sequence[Compaction]) -> list[tuple[int, int, Compaction]]:
+    """(first, last, compaction) of each live compaction whose messages are all in `history`, by position (last
+    included), oldest first; where two overlap (a compaction undone under a live one), the newer one wins."""
+    position = {message.id: index for index, message in enumerate(history)}
+    found: list[tuple[int, int, Compaction]] = []
+    for compaction in sorted(live_compactions(compactions), key=lambda c: c.created_at, reverse=True):
+        first, last = position.get(compaction.first_message_id), position.get(compaction.last_message_id)
+        if first is None or last is None or first > last:
+            continue  # its messages were edited away or regenerated: it no longer applies
+        if all(last < start or first > end for start, end, _ in found):
+            found.append((first, last, compaction))
+    return sorted(found, key=lambda item: item[0])
+
+
+def stand_in(compaction: Compaction) -> Message:
+    """The user message a request sends in place of `compaction`'s messages."""
+    if compaction.kind == "summary":
+        text = SUMMARY_INTRO.format(count=compaction.messages, summary=compaction.summary.strip())
+    else:
+        text = DROPPED_NOTE.format(count=compaction.messages)
+    return Message(id=compaction.id, role=Role.USER, blocks=[TextBlock(text=text)], created_at=compaction.created_at)
+
+
+def _pieces(history: list[Message], compactions: Sequence[Compaction]) -> list[Message | list[Message]]:
+    """`history` cut at its compactions: a stand-in message for each, and the runs of messages between them."""
+    if not compactions:
+        return [history]
+    pieces: list[Message | list[Message]] = []
+    start = 0
+    for first, last, compaction in compacted_ranges(history, compactions):
+        pieces += [history[start:first], stand_in(compaction)]
+        start = last + 1
+    pieces.append(history[start:])
+    return pieces
 
 
 def _without_refusals(history: list[Message]) -> list[Message]:

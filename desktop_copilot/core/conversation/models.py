@@ -209,6 +209,34 @@ class Message(BaseModel):
         return [b for b in self.blocks if isinstance(b, ToolCallBlock)]
 
 
+class Compaction(BaseModel):
+    """Older messages of a conversation that requests send as a summary instead (`kind` "summary"), or leave out with a
+    notice when the summary could not be made ("dropped"). The messages themselves stay in the conversation, the
+    store, search and exports; undoing a compaction sends them whole again."""
+
+    id: str = Field(default_factory=lambda: new_id("cmp"))
+    first_message_id: str
+    last_message_id: str
+    """The compacted messages: from the first to the last, both included, in conversation order."""
+    kind: Literal["summary", "dropped"] = "summary"
+    summary: str = ""
+    """What requests send in their place (kind "summary"); for a dropped one, why no summary could be made (never sent)."""
+    messages: int = 0
+    """How many messages it stands for."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    """Their size in requests before and after (estimated where not reported)."""
+    model: str | None = None
+    provider: str | None = None
+    """Who wrote the summary."""
+    created_at: float = Field(default_factory=now)
+    undone: bool = False
+    """The user undid it: requests send the messages whole again."""
+    replaces: list[str] = Field(default_factory=list)
+    """The ids of the compactions this one took over: their summaries went into its own, and its range covers theirs.
+    They are kept, and apply again if this one is undone (core.conversation.history.live_compactions)."""
+
+
 class Conversation(BaseModel):
     id: str = Field(default_factory=lambda: new_id("conv"))
     title: str = ""
@@ -229,3 +257,7 @@ class Conversation(BaseModel):
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
     messages: list[Message] = Field(default_factory=list)
+    compactions: list[Compaction] = Field(default_factory=list)
+    """What requests send in place of older messages (oldest first; core/context/)."""
+    summarised_from: str | None = None
+    """The conversation this one was started from as a summary ("New chat from a summary")."""

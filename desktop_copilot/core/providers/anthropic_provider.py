@@ -28,6 +28,7 @@ class AnthropicProvider(StreamingProvider):
     """Streams Claude replies through the official SDK, imported on first use."""
 
     log_name = "anthropic"
+    wire = "anthropic"
     noun = "the Anthropic API"
     frame_name = "event"
     key_hint = "ANTHROPIC_API_KEY"
@@ -59,8 +60,9 @@ class AnthropicProvider(StreamingProvider):
         if name == "error":  # an SSE `error` event after the 200
             kind, detail = error_parts(data, "no details")
             kept = KEPT if mapper.started else ""
-            raise StreamFault(ev.Error(reason="error", message=f"The API reported an error mid-reply ({kind or 'error'}: {detail}).{kept}",
-                                       status_code=200))
+            overflow = self.is_overflow(200, data)
+            words = self.overflow_words(200, detail) if overflow else f"The API reported an error mid-reply ({kind or 'error'}: {detail})."
+            raise StreamFault(ev.Error(reason="error", message=words + kept, status_code=200, overflow=overflow))
         if not name or name == "ping" or not data:  # as the SDK's stream skips them
             return []
         return mapper.feed(self.decode(mapper, data))

@@ -20,6 +20,7 @@ from desktop_copilot.core.conversation.models import (
     Usage,
 )
 from desktop_copilot.core.conversation.history import written_by
+from desktop_copilot.core.providers.anthropic_cache import place_breakpoints
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for, user_parts
 from desktop_copilot.core.providers.parts import Parts
@@ -143,7 +144,8 @@ def build_messages(history: list[Message], limits: AttachmentLimits | None = Non
 
 
 def build_params(request: ProviderRequest) -> dict[str, Any]:
-    """Keyword arguments for `client.messages.create` (without `stream`)."""
+    """Keyword arguments for `client.messages.create` (without `stream`), with the prompt-caching breakpoints
+    (core/providers/anthropic_cache.py)."""
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
@@ -162,6 +164,7 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
             params["max_tokens"] = request.thinking_budget + 4096
     elif sampling := request.sampling_options():  # extended thinking refuses sampling options
         params["extra_body"] = sampling  # the SDK (1.0 on) no longer takes them as arguments; the API still reads them
+    place_breakpoints(params)
     return params
 
 

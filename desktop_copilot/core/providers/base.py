@@ -45,6 +45,9 @@ class ProviderRequest:
     top_p: float | None = None
     sampling: bool = True
     """Whether the model accepts `temperature` and `top_p` (its profile); None values are never sent."""
+    context_window: int | None = None
+    """The model's context window in tokens, when a source knows it (its profile's figure, not a guess): Ollama's
+    `num_ctx` stays within it."""
 
     def sampling_options(self) -> dict[str, float]:
         """`temperature` and `top_p` as set, where the model accepts them (every wire spells them so but Gemini)."""

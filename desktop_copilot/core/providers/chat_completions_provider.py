@@ -50,6 +50,7 @@ class ChatCompletionsProvider(StreamingProvider):
     `api_key` None: no Authorization header at all (local servers), and OPENAI_API_KEY is never read."""
 
     frame_name = "chunk"
+    wire = "chat_completions"
 
     def __init__(self, api_key: Secret | None, base_url: str, *, vendor: str, max_retries: int = 3, timeout: float = 600.0,
                  extra_headers: dict[str, str] | None = None, deadlines: StreamDeadlines = DEFAULT_DEADLINES,
@@ -116,13 +117,14 @@ class ChatCompletionsProvider(StreamingProvider):
             kind, detail = error_parts({"error": error}, "An error occurred during streaming")
             what = f"{kind}: {detail}" if kind else detail
             mid = " mid-reply" if mapper.started else ""
-            raise StreamFault(ev.Error(reason="error", message=f"The {vendor_name(self.vendor)} API reported an error{mid} ({what})."
-                                       + (KEPT if mapper.started else "")))
+            overflow = self.is_overflow(None, {"error": error})
+            words = self.overflow_words(None, detail) if overflow else f"The {vendor_name(self.vendor)} API reported an error{mid} ({what})."
+            raise StreamFault(ev.Error(reason="error", message=words + (KEPT if mapper.started else ""), overflow=overflow))
         return mapper.feed(chunk)
 
     def fall_back(self, request: ProviderRequest, failure: HttpFailure) -> bool:
-        if self.uses_text_tools(request.model) or not refuses_tools(request, failure):
-            return False
+        if self.uses_text_tools(request.model) or not refuses_tools(request, failure) or self.is_overflow(failure.status, failure.body):
+            return False  # an overflow may name the tools' share of the request ("~12k tool input"): not a refusal of tools
         log.info("%s model %s refused native tools (%d): describing them in the system prompt", self.vendor, request.model, failure.status)
         self._text_tool_models.add(request.model)
         if self._learned is not None:

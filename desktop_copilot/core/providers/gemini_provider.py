@@ -70,6 +70,7 @@ class GeminiProvider(StreamingProvider):
     """Streams Gemini replies over httpx (imported on first use)."""
 
     log_name = PROVIDER_ID
+    wire = "gemini"
     noun = "Gemini"
     frame_name = "stream chunk"
     key_hint = "GEMINI_API_KEY"
@@ -104,8 +105,10 @@ class GeminiProvider(StreamingProvider):
             code = error.get("code")
             kind, detail = error_parts({"error": error}, "no details")
             where = " mid-reply" if mapper.started else ""
-            raise StreamFault(ev.Error(reason="error", message=f"Gemini reported an error{where} ({kind or 'error'}: {detail})."
-                                       + (KEPT if mapper.started else ""), status_code=code if isinstance(code, int) else None))
+            overflow = self.is_overflow(None, {"error": error})
+            words = self.overflow_words(None, detail) if overflow else f"Gemini reported an error{where} ({kind or 'error'}: {detail})."
+            raise StreamFault(ev.Error(reason="error", message=words + (KEPT if mapper.started else ""),
+                                       status_code=code if isinstance(code, int) else None, overflow=overflow))
         try:
             chunk = self.decode(mapper, data)
         except StreamFault:

@@ -125,21 +125,22 @@ def user_parts_of(message: Message, limits: AttachmentLimits) -> list[dict[str, 
 
 def build_contents(history: list[Message], limits: AttachmentLimits | None = None) -> list[dict[str, Any]]:
     """`contents` for `history`: each assistant turn is a "model" content, its function responses the "user"
-    content right after it; adjacent contents of one role merge (never into a content of responses).
+    content right after it; adjacent contents of one role merge. Gemini takes only contents that alternate between
+    user and model ("Please ensure that multiturn requests alternate between user and model"), with a model's function
+    calls answered by the user content right after them: so a user message that follows the responses (the next
+    question after the reply to them failed) joins their content, after the responses, as the google-genai SDK groups
+    consecutive user parts into one content (`t_contents`) and as Anthropic puts text after its tool results.
     `limits`: what the model takes as attachments (default: any Gemini model's)."""
     limits = limits or limits_for(PROVIDER_ID, "gemini", "")
     contents: list[dict[str, Any]] = []
-    sealed: set[int] = set()  # the contents of function responses: nothing merges into them
 
-    def add(role: str, parts: list[dict[str, Any]], *, seal: bool = False) -> None:
+    def add(role: str, parts: list[dict[str, Any]]) -> None:
         if not parts:
             return
-        if not seal and contents and contents[-1]["role"] == role and len(contents) - 1 not in sealed:
+        if contents and contents[-1]["role"] == role:
             contents[-1]["parts"].extend(parts)
-            return
-        contents.append({"role": role, "parts": list(parts)})
-        if seal:
-            sealed.add(len(contents) - 1)
+        else:
+            contents.append({"role": role, "parts": list(parts)})
 
     for message in history:
         if message.role is Role.USER:
@@ -147,7 +148,7 @@ def build_contents(history: list[Message], limits: AttachmentLimits | None = Non
         else:
             own = written_by(message, PROVIDER_ID)
             add("model", _model_parts(message, own))
-            add("user", _function_responses(message, own), seal=True)
+            add("user", _function_responses(message, own))  # after the calls' content: never merged into a question
     return contents
 
 

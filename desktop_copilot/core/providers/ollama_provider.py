@@ -36,6 +36,7 @@ class OllamaProvider(StreamingProvider):
     """Streams replies from Ollama's native API over httpx (imported on first use)."""
 
     log_name = "ollama"
+    wire = "ollama"
     noun = "Ollama"
     framing = "ndjson"
     frame_name = "line"

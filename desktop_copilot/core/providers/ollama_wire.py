@@ -10,6 +10,7 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from desktop_copilot.core.context.tokens import estimate_tokens, message_tokens
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ThinkingBlock, Usage
@@ -24,6 +25,9 @@ from desktop_copilot.core.conversation.clean_values import clean_json, clean_tex
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
+MIN_NUM_CTX = 8_192
+ESTIMATE_MARGIN = 1.1
+"""The estimate is a few percent off either way; a window too small is cut silently, so it errs on the large side."""
 
 
 def _texts(message: Message) -> list[str]:
@@ -109,7 +113,26 @@ def build_body(request: ProviderRequest, *, prompt_tools: bool = False, think_su
             {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
             for t in request.tools
         ]
+    body["options"]["num_ctx"] = num_ctx(request, body)
     return body
+
+
+def num_ctx(request: ProviderRequest, body: dict[str, Any]) -> int:
+    """The context window to ask Ollama for (`options.num_ctx`), or it cuts the start of the conversation to its
+    default (a few thousand tokens) without a word: what is sent (estimated, with a margin) plus the output reserve
+    (`num_predict`), at least 8,192, at most the model's window when a source knows it (a guessed one is not passed,
+    so it cannot cap the window below what the request needs). Ollama reloads the model whenever `num_ctx` changes,
+    so the size moves in steps (8k, 12k, 16k, 24k, 32k, 48k, …): a few reloads over a long conversation, at most
+    half again the memory needed."""
+    system = body["messages"][0]["content"] if body["messages"] and body["messages"][0]["role"] == "system" else ""
+    sent = estimate_tokens(system, "ollama") + sum(message_tokens(message, "ollama") for message in request.messages)
+    if body.get("tools"):
+        sent += estimate_tokens(json.dumps(body["tools"], ensure_ascii=False), "ollama")
+    needed = int(sent * ESTIMATE_MARGIN) + request.max_tokens
+    size = MIN_NUM_CTX
+    while size < needed:
+        size = size * 3 // 2 if size & (size - 1) == 0 else size * 4 // 3  # 8k -> 12k -> 16k -> 24k -> 32k …
+    return min(size, request.context_window) if request.context_window else size
 
 
 def _arguments(value: Any) -> tuple[dict[str, Any], str]:

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
+from desktop_copilot.core.context.overflow import is_context_overflow, overflow_words as overflow_sentence
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.providers.base import ProviderRequest
@@ -102,6 +103,8 @@ class StreamingProvider:
 
     log_name: str = "provider"
     """The provider id in the request log line."""
+    wire: ClassVar[str] = ""
+    """The wire format ("anthropic", "chat_completions", "gemini", "ollama"): whose overflow bodies to recognise."""
 
     @property
     def noun(self) -> str:
@@ -143,6 +146,16 @@ class StreamingProvider:
     def failure_words(self, failure: HttpFailure, request: ProviderRequest) -> str:
         """The sentence for an error answer (the shared table; a wire overrides rows it says better)."""
         return status_sentence(self.noun, failure.status, failure.detail(), key_hint=self.key_hint)
+
+    def is_overflow(self, status: int | None, body: Any) -> bool:
+        """Whether an error answer (`status` None or 200: an error inside the stream) says the request is larger than
+        the model's context window (core/context/overflow.py; a wire refines it where its vendors say more)."""
+        return is_context_overflow(self.wire, status, body)
+
+    def overflow_words(self, status: int | None, detail: str) -> str:
+        """The sentence for an overflow: what happened in the provider's words, and what comes next."""
+        said = f"{self.noun} answered {status}: {detail}" if status and status != 200 else f"{self.noun} said: {detail}"
+        return overflow_sentence(said)
 
     def list_words(self, failure: HttpFailure) -> str:
         """The sentence for an error answer to a request other than a stream (the model list)."""
@@ -262,9 +275,11 @@ class StreamingProvider:
                 await asyncio.sleep(wait)
                 busy += 1
                 continue
-            words = self.failure_words(failure, request) + too_long_words(asked, capitalised(self.noun))
+            overflow = self.is_overflow(failure.status, failure.body)
+            words = self.overflow_words(failure.status, failure.detail()) if overflow else self.failure_words(failure, request)
             record.status = failure.status
-            raise StreamFault(ev.Error(reason="error", message=words, status_code=failure.status))
+            raise StreamFault(ev.Error(reason="error", message=words + too_long_words(asked, capitalised(self.noun)),
+                                       status_code=failure.status, overflow=overflow))
 
     def _redacted_error(self, event: ev.Error) -> ev.Error:
         """`event` with every trace of the key masked in its words (a server may echo the key back)."""

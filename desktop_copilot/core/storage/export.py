@@ -10,7 +10,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from desktop_copilot.core.content.citations import cited_sources
+from desktop_copilot.core.conversation.history import compacted_ranges
 from desktop_copilot.core.conversation.models import (
+    Compaction,
     Conversation,
     DocumentBlock,
     ImageBlock,
@@ -69,11 +71,23 @@ def attachment_line(block: Attachment) -> str:
     return f"📎 {(block.name or 'attachment').translate(_MARKDOWN_SPECIAL)} ({human_size(block.size)})"
 
 
+def compaction_marker(compaction: Compaction) -> list[str]:
+    """The lines before a compaction's messages (which follow whole): what requests send in their place."""
+    if compaction.kind == "dropped":
+        return [f"*— Compacted {compaction.messages} messages —* (left out of requests: no summary could be made)", ""]
+    return [f"*— Compacted {compaction.messages} messages —* ({compaction.tokens_before} → {compaction.tokens_after} tokens)",
+            "", _details("Summary sent in their place", compaction.summary), ""]
+
+
 def to_markdown(conversation: Conversation) -> str:
-    """Readable Markdown: thinking in a collapsible section, tool calls with arguments and results."""
+    """Readable Markdown: thinking in a collapsible section, tool calls with arguments and results, a marker where
+    compacted messages begin."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.created_at))
     out = [f"# {conversation.title or 'Untitled conversation'}", "", f"*{when} · {conversation.model or ''}*", ""]
-    for message in conversation.messages:
+    compacted = {first: compaction for first, _, compaction in compacted_ranges(conversation.messages, conversation.compactions)}
+    for index, message in enumerate(conversation.messages):
+        if index in compacted:
+            out += compaction_marker(compacted[index])
         out.append("## You" if message.role is Role.USER else "## Claude")
         out.append("")
         for block in message.blocks:
@@ -196,5 +210,7 @@ def import_json(store: Store, text: str) -> tuple[int, int]:
         store.save_conversation(conversation)
         for seq, message in enumerate(conversation.messages):
             store.save_message(conversation.id, seq, message)
+        for seq, compaction in enumerate(conversation.compactions):
+            store.save_compaction(conversation.id, seq, compaction)
         store.touch_conversation(conversation.id, updated_at)
     return len(new), skipped

@@ -26,12 +26,12 @@ UPSERT = """INSERT INTO messages (id, conversation_id, seq, role, status, stop_r
                 updated_at=excluded.updated_at"""
 PENDING = "INSERT OR IGNORE INTO search_pending (conversation_id, message_id) VALUES (?, ?)"
 UPSERT_HEADER = """INSERT INTO conversations (id, title, provider, model, system, assistant_id, thinking_budget, tools,
-                                             temperature, top_p, created_at, updated_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                             temperature, top_p, created_at, updated_at, summarised_from)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT(id) DO UPDATE SET title=excluded.title, provider=excluded.provider, model=excluded.model,
                        system=excluded.system, assistant_id=excluded.assistant_id, thinking_budget=excluded.thinking_budget,
                        tools=excluded.tools, temperature=excluded.temperature, top_p=excluded.top_p,
-                       updated_at=excluded.updated_at"""
+                       updated_at=excluded.updated_at, summarised_from=excluded.summarised_from"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,7 @@ class HeaderRow:
         tools = None if conversation.tools is None else json.dumps(sorted(conversation.tools))
         values = (conversation.id, conversation.title, conversation.provider, conversation.model, conversation.system,
                   conversation.assistant_id, conversation.thinking_budget, tools, conversation.temperature,
-                  conversation.top_p, conversation.created_at, conversation.updated_at)
+                  conversation.top_p, conversation.created_at, conversation.updated_at, conversation.summarised_from)
         return cls(conversation.id, values, conversation.title)
 
     @property
@@ -98,10 +98,12 @@ class HeaderRow:
 
     def conversation(self) -> Conversation:
         """The header this row holds (read back while the row waits for the disk)."""
-        id_, title, provider, model, system, assistant_id, budget, tools, temperature, top_p, created_at, updated_at = self.values
+        id_, title, provider, model, system, assistant_id, budget, tools, temperature, top_p, created_at, updated_at, \
+            summarised_from = self.values
         return Conversation(id=id_, title=title, provider=provider, model=model, system=system, assistant_id=assistant_id,
                             thinking_budget=budget, tools=None if tools is None else json.loads(tools),
-                            temperature=temperature, top_p=top_p, created_at=created_at, updated_at=updated_at)
+                            temperature=temperature, top_p=top_p, created_at=created_at, updated_at=updated_at,
+                            summarised_from=summarised_from)
 
     def write(self, db: sqlite3.Connection) -> None:
         """Inside a transaction."""

@@ -1,14 +1,20 @@
 """StoreRecorder: writes a run's messages to the store as their events arrive (the rows are taken at once and
-written on the store's writer thread), and keeps a stalled stream's tail on disk by a timer, not by the next event."""
+written on the store's writer thread), and keeps a stalled stream's tail on disk by a timer, not by the next event;
+a compaction made or undone is written at once."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 import time
 
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.conversation.models import Conversation, Message
+from desktop_copilot.core.conversation.models import Compaction, Conversation, Message
+from desktop_copilot.core.storage.health import StorageUnavailableError
 from desktop_copilot.core.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 WRITE_INTERVAL = 0.25
 """What has arrived of a streaming reply is on disk within this many seconds, whether or not more follows."""
@@ -38,6 +44,12 @@ class StoreRecorder:
             self._dirty[event.message.id] = event.message
             self.flush()
             return
+        if isinstance(event, ev.ContextCompacted):
+            self._save_compaction(event.compaction.id, event.compaction)
+            return
+        if isinstance(event, ev.CompactionUndone):
+            self._save_compaction(event.compaction_id)
+            return
         message = self._find(event.message_id)
         if message is not None:
             self._dirty[message.id] = message
@@ -63,6 +75,21 @@ class StoreRecorder:
             self.store.save_message(self.conversation.id, self._seq(message), message, background=True)
         self._dirty.clear()
         self._last_write = time.monotonic()
+
+    def _save_compaction(self, compaction_id: str, made: Compaction | None = None) -> None:
+        """Write the compaction `compaction_id` as the conversation holds it now (`made`: one just made, at the end when
+        the conversation does not hold it); one the disk refuses is only logged (its messages are all stored: the next
+        request sends them whole, or compacts them again)."""
+        assert self.store is not None
+        compactions = self.conversation.compactions
+        seq = next((i for i, c in enumerate(compactions) if c.id == compaction_id), None)
+        compaction = compactions[seq] if seq is not None else made
+        if compaction is None:
+            return
+        try:
+            self.store.save_compaction(self.conversation.id, len(compactions) if seq is None else seq, compaction)
+        except (StorageUnavailableError, sqlite3.Error) as exc:
+            log.warning("the compaction %s could not be stored: %s", compaction_id, exc)
 
     def _flush_later(self, delay: float) -> None:
         try:

@@ -96,7 +96,31 @@ ALTER TABLE conversations ADD COLUMN top_p REAL
 """
 """A conversation's generation options (core.conversation.generation; NULL: the model's default)."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7}
+V8 = """
+CREATE TABLE IF NOT EXISTS compactions (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    first_message_id TEXT NOT NULL,
+    last_message_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    summary TEXT NOT NULL DEFAULT '',
+    messages INTEGER NOT NULL DEFAULT 0,
+    tokens_before INTEGER NOT NULL DEFAULT 0,
+    tokens_after INTEGER NOT NULL DEFAULT 0,
+    model TEXT,
+    provider TEXT,
+    created_at REAL NOT NULL,
+    undone INTEGER NOT NULL DEFAULT 0,
+    replaces TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS compactions_by_conversation ON compactions(conversation_id, seq);
+ALTER TABLE conversations ADD COLUMN summarised_from TEXT
+"""
+"""What requests send in place of a conversation's older messages (core.conversation.models.Compaction, in the order
+`seq`); the messages themselves stay. And the conversation a new one was started from as a summary."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

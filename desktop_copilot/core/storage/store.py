@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
+from desktop_copilot.core.conversation.models import Compaction, Conversation, Message, MessageStatus, ToolCallStatus, Usage, now
 from desktop_copilot.core.storage import schema
+from desktop_copilot.core.storage.compaction_rows import read_compactions, write_compaction
 from desktop_copilot.core.storage.background_index import BackgroundIndexer
 from desktop_copilot.core.storage.health import StorageHealth, StorageUnavailableError, storage_problem
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
@@ -67,8 +69,8 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000", *self.pragmas):
-            db.execute(f"PRAGMA {pragma}")
+        for pragma in ("busy_timeout=5000", "journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", *self.pragmas):
+            _pragma(db, pragma)
         return db
 
     @classmethod
@@ -175,11 +177,20 @@ class Store:
     # --- lazy loading (a long conversation is opened without reading every message) -----
 
     def load_conversation_header(self, conversation_id: str) -> Conversation | None:
-        """The conversation without its messages."""
+        """The conversation without its messages (with its compactions)."""
         unwritten = Unwritten.of(self.writer.pending())
         row = self._db.execute("SELECT * FROM conversations WHERE id=?", (conversation_id,)).fetchone()
         stored = None if row is None else self._conversation(row)
-        return unwritten.header(conversation_id, stored)
+        conversation = unwritten.header(conversation_id, stored)
+        if conversation is not None:
+            conversation.compactions = read_compactions(self._db, conversation_id)
+        return conversation
+
+    def save_compaction(self, conversation_id: str, seq: int, compaction: Compaction) -> None:
+        """Insert or update one of the conversation's compactions (`seq`: its place among them); the conversation's
+        header must be stored. StorageUnavailableError when the disk refuses it."""
+        with self.transaction() as db:
+            write_compaction(db, conversation_id, seq, compaction)
 
     def message_index(self, conversation_id: str) -> list[MessageSummary]:
         """(id, role, status, size) of every message in order, without reading their blocks."""
@@ -373,6 +384,7 @@ class Store:
                             system=row["system"], assistant_id=_column(row, "assistant_id"),
                             thinking_budget=_column(row, "thinking_budget"), tools=None if tools is None else json.loads(tools),
                             temperature=_column(row, "temperature"), top_p=_column(row, "top_p"),
+                            summarised_from=_column(row, "summarised_from"),
                             created_at=row["created_at"], updated_at=row["updated_at"])
 
     @staticmethod
@@ -431,3 +443,21 @@ class _Transaction:
             rollback(self._db)
             self._health.failed(STORE_SOURCE, problem)
             raise StorageUnavailableError(problem) from exc
+
+
+LOCKED_WAIT = 10.0
+"""Seconds a connection waits for another process (`ask`, a second start) to let go of a new database it is creating."""
+
+
+def _pragma(db: sqlite3.Connection, pragma: str) -> None:
+    """Run `pragma`, asking again while another process holds the lock: switching a new file to WAL needs it, and
+    SQLite answers "locked" at once there instead of waiting out the busy timeout."""
+    deadline = time.monotonic() + LOCKED_WAIT
+    while True:
+        try:
+            db.execute(f"PRAGMA {pragma}")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.05)

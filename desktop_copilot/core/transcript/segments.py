@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_copilot.core.conversation.models import (
+    Compaction,
     Message,
     MessageStatus,
     RawBlock,
@@ -21,8 +22,12 @@ from desktop_copilot.core.transcript.chunking import Chunker, Piece
 NOTICE_STATUSES = (MessageStatus.FAILED, MessageStatus.INTERRUPTED, MessageStatus.STOPPED)
 NOTICE_STOP_REASONS = ("max_tokens", "refusal")
 """A completed reply that still needs a word under it: cut off at the output limit, or refused."""
-NEW_MESSAGE, NEW_BLOCK, SAME_BLOCK = 2, 1, 0
-"""Placement of a row: what it follows (decides the spacing above it)."""
+NEW_MESSAGE, NEW_BLOCK, SAME_BLOCK, HIDDEN = 2, 1, 0, -1
+"""Placement of a row: what it follows (decides the spacing above it); HIDDEN: a row of a message in a collapsed
+compaction, which keeps its place in the model but shows nothing (no height)."""
+LEAD_KINDS = ("compaction", "compaction_summary", "origin")
+"""Rows a message can start with that are not about the message itself: a compaction's marker and summary before
+the first message it stands for, and the line saying which conversation a summary chat was started from."""
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -56,6 +61,32 @@ def pending_segment(message_id: str, role: str, chars: int) -> Segment:
     """The one row of a message not segmented yet (its body maybe not even loaded): `chars`, about how
     many characters it shows, is all its height estimate has to go on."""
     return Segment(message_id, "pending", state=(role, chars))
+
+
+def compaction_rows(message_id: str, compaction: Compaction, opened: bool, slot: int = 0) -> list[Segment]:
+    """The rows before `message_id`, the first message `compaction` stands for: its marker, and while it is open
+    the summary requests send in the messages' place (a summary compaction not undone), cut into pieces of bounded
+    height. `slot` numbers the compactions that start at the same message (their summaries' rows stay apart)."""
+    shown = (compaction.id, compaction.kind, compaction.messages, compaction.tokens_before, compaction.tokens_after,
+             compaction.undone)
+    rows = [Segment(message_id, "compaction", -2 - slot, state=(*shown, opened))]
+    summary = compaction.summary
+    if not opened or compaction.undone or compaction.kind != "summary" or not summary.strip():
+        return rows
+    chunker = Chunker(markdown=False)
+    pieces = list(chunker.feed(summary))
+    if chunker.start < len(summary) or not pieces:
+        pieces.append(Piece(chunker.start, len(summary), chunker.prefix))
+    for n, piece in enumerate(pieces):
+        row = _segment(message_id, "compaction_summary", -2 - slot, piece, summary, open_=False)
+        rows.append(_with_state(_with_ends(row, n == 0, n == len(pieces) - 1), (compaction.id, summary)))
+    return rows
+
+
+def origin_row(message_id: str, conversation_id: str, title: str | None) -> Segment:
+    """The row before the first message of a conversation started from a summary of another ("New chat from a
+    summary"): `title` of that one, None when it is no longer stored."""
+    return Segment(message_id, "origin", -1, state=(conversation_id, title))
 
 
 def shown_chars(message: Message) -> int:

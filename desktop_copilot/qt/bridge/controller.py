@@ -57,6 +57,8 @@ class ChatController(QObject):
     """Tool calls wait for the user's decision on their cards: how many (0: none waits any more)."""
     sig_storage_problem = Signal(object)
     """The database stopped taking writes (a core.storage.health.StorageProblem), or takes them again (None)."""
+    sig_context_changed = Signal()
+    """What the next request sends changed without a message changing: a compaction made or undone."""
 
     def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -72,9 +74,11 @@ class ChatController(QObject):
         self._frame = QTimer(self, singleShot=True, interval=FRAME_MS)
         self._frame.timeout.connect(self.flush)
         self._approvals: dict[str, asyncio.Future[ApprovalAnswer]] = {}
+        self.overflowed: set[str] = set()
+        """Replies that failed because the request was larger than the model's context window (Error.overflow)."""
         session.approver = self._approve
         model.provider_label = self.provider_label
-        model.set_messages(session.conversation.messages)
+        model.set_messages(session.conversation.messages, session.conversation.compactions, self.origin_of(session.conversation))
         store = getattr(session, "store", None)  # a session without a store saves nothing (tests' scripted ones)
         self._stop_storage_news = store.health.subscribe(self._storage_changed) if store is not None else lambda: None
 
@@ -146,7 +150,7 @@ class ChatController(QObject):
         """Show `conversation`, held whole (a new one, or one built in memory); False while a run is in progress."""
         if self.busy:
             return False
-        self.model.set_messages(conversation.messages)
+        self.model.set_messages(conversation.messages, conversation.compactions, self.origin_of(conversation))
         self._replace_session(ChatSession(self.session.runtime, conversation, self.session.store), conversation_usage(conversation))
         return True
 
@@ -160,10 +164,21 @@ class ChatController(QObject):
         conversation = store.load_conversation_header(conversation_id)
         if conversation is None:
             return False
-        conversation.messages = list(self.model.open_lazy(store, conversation_id))
+        conversation.messages = list(self.model.open_lazy(store, conversation_id, compactions=conversation.compactions,
+                                                          origin=self.origin_of(conversation)))
         session = ChatSession(self.session.runtime, conversation, store, history_loaded=False)
         self._replace_session(session, store.conversation_usage(conversation_id))
         return True
+
+    def origin_of(self, conversation: Conversation) -> tuple[str, str | None] | None:
+        """(id, title) of the conversation `conversation` was started from as a summary (title None when it is no
+        longer stored), or None."""
+        origin = conversation.summarised_from
+        if not origin:
+            return None
+        store = getattr(self.session, "store", None)
+        header = store.load_conversation_header(origin) if store is not None else None
+        return origin, header.title if header is not None else None
 
     def _replace_session(self, session: ChatSession, usage: Usage) -> None:
         session.approver = self._approve
@@ -251,6 +266,18 @@ class ChatController(QObject):
             self.model.replace_from(event.anchor, event.current)
             self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
             return
+        if isinstance(event, ev.ContextCompacted):  # older messages are sent as a summary: the marker shows it
+            self.flush()
+            self.model.add_compaction(event.compaction)
+            self.sig_context_changed.emit()
+            return
+        if isinstance(event, ev.CompactionUndone):
+            self.flush()
+            self.model.compaction_undone(event.compaction_id)
+            self.sig_context_changed.emit()
+            return
+        if isinstance(event, ev.Error) and event.overflow and event.message_id:
+            self.overflowed.add(event.message_id)
         if event.message_id:
             self._dirty[event.message_id] = None
         if isinstance(event, ev.DELTA_EVENTS):

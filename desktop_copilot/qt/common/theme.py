@@ -137,6 +137,9 @@ class Theme:
     """A day's bar whose cost is partly unknown."""
     chart_axis: str = "#e7e2d8"
     chart_label: str = "#716a65"
+    meter_warn: str = "#d97706"
+    meter_full: str = "#dc2626"
+    """The context meter's bar from 70 % and from 90 % of the window (its figures take `warn_text` and `error_text`)."""
     code_style: str = "xcode"
     """The Pygments style of highlighted code (its token colours; the background is `code_background`)."""
     tool_badges: Mapping[ToolCallStatus, Badge] = field(default_factory=lambda: TOOL_BADGES, compare=False)
@@ -230,6 +233,8 @@ DARK_THEME = Theme(
     chart_bar_flagged="#78716c",
     chart_axis="#4a4843",
     chart_label="#a8a29e",
+    meter_warn="#f59e0b",
+    meter_full="#f87171",
     code_style="github-dark",
     tool_badges=DARK_TOOL_BADGES,
     risk_badges=DARK_RISK_BADGES,

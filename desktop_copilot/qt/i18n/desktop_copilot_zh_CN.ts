@@ -313,6 +313,76 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>Compaction</name>
+    <message>
+        <source>Compaction undone · %n messages sent whole again</source>
+        <translation>已撤销压缩 · %n 条消息将重新完整发送</translation>
+    </message>
+    <message>
+        <source>%n earlier messages left out of requests: no summary could be made</source>
+        <translation>%n 条较早的消息未包含在请求中：无法生成摘要</translation>
+    </message>
+    <message>
+        <source>Compacted %n messages · {before} → {after} tokens</source>
+        <translation>已压缩 %n 条消息 · {before} → {after} 个 token</translation>
+    </message>
+    <message>
+        <source>Undo compaction</source>
+        <translation>撤销压缩</translation>
+    </message>
+    <message>
+        <source>Sent to the model in place of these messages:</source>
+        <translation>代替这些消息发送给模型的内容：</translation>
+    </message>
+    <message>
+        <source>Started from a summary of a conversation that is no longer stored</source>
+        <translation>基于一个已不再保存的对话的摘要开始</translation>
+    </message>
+    <message>
+        <source>Started from a summary of «{title}»</source>
+        <translation>基于«{title}»的摘要开始</translation>
+    </message>
+    <message>
+        <source>Open the original</source>
+        <translation>打开原对话</translation>
+    </message>
+</context>
+<context>
+    <name>CompactionActions</name>
+    <message>
+        <source>Compact now</source>
+        <translation>立即压缩</translation>
+    </message>
+    <message>
+        <source>Summarise the older messages so requests send the summary instead; the messages stay, and Undo compaction restores them</source>
+        <translation>为较早的消息生成摘要，之后的请求改为发送摘要；这些消息仍会保留，“撤销压缩”可恢复它们</translation>
+    </message>
+    <message>
+        <source>Compacting the conversation…</source>
+        <translation>正在压缩对话…</translation>
+    </message>
+    <message>
+        <source>Wait until the reply is written to undo a compaction.</source>
+        <translation>请等回复生成完毕后再撤销压缩。</translation>
+    </message>
+    <message>
+        <source>Compaction undone: those messages are sent whole again.</source>
+        <translation>已撤销压缩：这些消息将重新完整发送。</translation>
+    </message>
+    <message>
+        <source>No summary could be made: {error}</source>
+        <translation>无法生成摘要：{error}</translation>
+    </message>
+    <message>
+        <source>Writing a summary for the new chat…</source>
+        <translation>正在为新对话撰写摘要…</translation>
+    </message>
+    <message>
+        <source>Nothing to compact: only the last turns, which are always sent whole, are left.</source>
+        <translation>没有可压缩的内容：只剩下最后几轮，而它们始终完整发送。</translation>
+    </message>
+</context>
+<context>
     <name>Composer</name>
     <message>
         <source>Enter to send · Shift+Enter for a new line · Esc to stop</source>
@@ -325,6 +395,116 @@ Let it continue?</source>
     <message>
         <source>Stop</source>
         <translation>停止</translation>
+    </message>
+</context>
+<context>
+    <name>ContextGroup</name>
+    <message>
+        <source>Compact when the request passes this share of the window</source>
+        <translation>请求超过上下文窗口的此比例时压缩</translation>
+    </message>
+    <message>
+        <source>Turns always sent whole</source>
+        <translation>始终完整发送的轮数</translation>
+    </message>
+    <message>
+        <source> turns</source>
+        <translation> 轮</translation>
+    </message>
+    <message>
+        <source>Summarise with</source>
+        <translation>生成摘要的模型</translation>
+    </message>
+    <message>
+        <source>The conversation&apos;s model</source>
+        <translation>对话所用的模型</translation>
+    </message>
+    <message>
+        <source>Summariser model</source>
+        <translation>摘要模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Compact at</source>
+        <translation>压缩阈值</translation>
+    </message>
+    <message>
+        <source>Compact when the request passes this share of the model&apos;s context window.</source>
+        <translation>请求超过模型上下文窗口的此比例时进行压缩。</translation>
+    </message>
+    <message>
+        <source>Keep whole</source>
+        <translation>完整保留</translation>
+    </message>
+    <message>
+        <source>Always send the last turns whole: they are never compacted.</source>
+        <translation>始终完整发送最后几轮：它们永远不会被压缩。</translation>
+    </message>
+    <message>
+        <source>A cheaper model can write the summaries. Compacted messages are kept: the marker in the conversation opens them, and Undo compaction sends them whole again.</source>
+        <translation>可以用更便宜的模型撰写摘要。被压缩的消息会保留：点击对话中的标记可展开它们，“撤销压缩”会重新完整发送它们。</translation>
+    </message>
+</context>
+<context>
+    <name>ContextMeter</name>
+    <message>
+        <source>Context window used</source>
+        <translation>已用上下文窗口</translation>
+    </message>
+    <message>
+        <source>{used} / {window}</source>
+        <translation>{used} / {window}</translation>
+    </message>
+    <message>
+        <source>Next request: {used} of {window} tokens ({percent} %)</source>
+        <translation>下一个请求：{used} / {window} 个 token（{percent}%）</translation>
+    </message>
+    <message>
+        <source>Next request: {used} tokens</source>
+        <translation>下一个请求：{used} 个 token</translation>
+    </message>
+    <message>
+        <source>System prompt and tools: {count}</source>
+        <translation>系统提示词和工具：{count}</translation>
+    </message>
+    <message>
+        <source>History: {count}</source>
+        <translation>历史消息：{count}</translation>
+    </message>
+    <message>
+        <source>Your message: {count}</source>
+        <translation>你的消息：{count}</translation>
+    </message>
+    <message>
+        <source>Attachments: {count}</source>
+        <translation>附件：{count}</translation>
+    </message>
+    <message>
+        <source>Reserved for the reply: {count}</source>
+        <translation>为回复预留：{count}</translation>
+    </message>
+    <message>
+        <source>Counted by the provider: {exact}; estimated: {estimated}</source>
+        <translation>由服务商计数：{exact}；估算：{estimated}</translation>
+    </message>
+    <message>
+        <source>All estimated: no usage the provider reported applies yet.</source>
+        <translation>全部为估算：暂无适用的服务商报告用量。</translation>
+    </message>
+    <message>
+        <source>Context window of {model}: {count} tokens</source>
+        <translation>{model} 的上下文窗口：{count} 个 token</translation>
+    </message>
+    <message>
+        <source>Change it in Settings ▸ Model profiles.</source>
+        <translation>可在设置 ▸ 模型档案中更改。</translation>
+    </message>
+    <message>
+        <source>The context window of this model is not known.</source>
+        <translation>此模型的上下文窗口未知。</translation>
     </message>
 </context>
 <context>
@@ -1419,6 +1599,10 @@ Let it continue?</source>
         <translation>工具使用</translation>
     </message>
     <message>
+        <source>Long conversations</source>
+        <translation>长对话</translation>
+    </message>
+    <message>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
@@ -1965,6 +2149,14 @@ Let it continue?</source>
         <translation>“继续”可让模型从停止处接着写。</translation>
     </message>
     <message>
+        <source>This conversation no longer fits the model&apos;s context window.</source>
+        <translation>此对话已超出模型的上下文窗口。</translation>
+    </message>
+    <message>
+        <source>Compact now summarises the older messages and asks again; a new chat can start from a summary of this one. Every message is kept.</source>
+        <translation>“立即压缩”会为较早的消息生成摘要并重新请求；也可以基于此对话的摘要开始新对话。所有消息都会保留。</translation>
+    </message>
+    <message>
         <source>This request was declined.</source>
         <translation>此请求被拒绝。</translation>
     </message>
@@ -2007,6 +2199,22 @@ Let it continue?</source>
     <message>
         <source>Put your message back in the composer to rephrase it</source>
         <translation>把你的消息放回输入框以便改写</translation>
+    </message>
+    <message>
+        <source>Compact now</source>
+        <translation>立即压缩</translation>
+    </message>
+    <message>
+        <source>Summarise the older messages (they stay in the conversation), then ask again</source>
+        <translation>为较早的消息生成摘要（消息仍保留在对话中），然后重新请求</translation>
+    </message>
+    <message>
+        <source>New chat from a summary</source>
+        <translation>从摘要新建对话</translation>
+    </message>
+    <message>
+        <source>Start a new conversation whose first message is a summary of this one</source>
+        <translation>开始一个新对话，其第一条消息为此对话的摘要</translation>
     </message>
 </context>
 <context>
@@ -2745,6 +2953,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>复制</translation>
     </message>
     <message>
+        <source>Open the original conversation</source>
+        <translation>打开原对话</translation>
+    </message>
+    <message>
         <source>Copy message as Markdown</source>
         <translation>以 Markdown 格式复制消息</translation>
     </message>
@@ -2759,6 +2971,26 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>Copy tool result</source>
         <translation>复制工具结果</translation>
+    </message>
+    <message>
+        <source>Hide the compacted messages</source>
+        <translation>隐藏已压缩的消息</translation>
+    </message>
+    <message>
+        <source>Show the compacted messages</source>
+        <translation>显示已压缩的消息</translation>
+    </message>
+    <message>
+        <source>Copy summary</source>
+        <translation>复制摘要</translation>
+    </message>
+    <message>
+        <source>Undo compaction</source>
+        <translation>撤销压缩</translation>
+    </message>
+    <message>
+        <source>Send these messages whole again from the next request on</source>
+        <translation>从下一个请求起重新完整发送这些消息</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,5 @@
 """The Models page: the default model (from `GET /v1/models`, cached, or a built-in list), the output limit,
-extended thinking and its budget, and the tool-round limit."""
+extended thinking and its budget, the tool-round limit, and compaction of long conversations (context_group.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from desktop_copilot.core.config.settings import ModelsCache, Settings
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme_switch import theme_switch
+from desktop_copilot.qt.settings.context_group import ContextGroup
 from desktop_copilot.qt.settings.styles import set_kind
 from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
 
@@ -120,6 +121,7 @@ class ModelsPage(QWidget):
         self.appearance_box.setCurrentIndex(max(0, self.appearance_box.findData(settings.theme)))
         self.appearance_box.setAccessibleName(self.tr("Appearance"))
         self._appearance_hooked = False
+        self.context = ContextGroup(runtime, settings, self)  # when to compact, turns kept whole, the summariser
         for spin in (self.max_tokens, self.budget, self.rounds):
             spin.lineEdit().setTextMargins(6, 0, 0, 0)  # style-sheet padding does not reach a spin box's text
         self._layout()
@@ -151,6 +153,8 @@ class ModelsPage(QWidget):
         thinking_form.addRow(label(self.tr("Thinking budget")), beside(self.budget, self.tr("At least 1,024. More allows deeper reasoning and costs more.")))
         tools_form = QFormLayout()
         tools_form.addRow(label(self.tr("Max tool rounds")), beside(self.rounds, self.tr("Tool calls per reply before Claude must answer.")))
+        context_form = QFormLayout()
+        self.context.add_rows(context_form, label, beside, hint)
         language_form = QFormLayout()
         language_form.addRow(label(self.tr("Language")), beside(self.language_box, self.tr("Applies at the next start.")))
         language_form.addRow(label(self.tr("Appearance")), beside(self.appearance_box, self.tr("Automatic follows the system's light or dark mode.")))
@@ -160,6 +164,7 @@ class ModelsPage(QWidget):
         column.addWidget(group(self.tr("Model"), model_form))
         column.addWidget(group(self.tr("Thinking"), thinking_form))
         column.addWidget(group(self.tr("Tool use"), tools_form))
+        column.addWidget(group(self.tr("Long conversations"), context_form))
         column.addWidget(group(self.tr("Interface"), language_form))
         column.addStretch(1)
 
@@ -242,6 +247,7 @@ class ModelsPage(QWidget):
             "max_tokens": self.max_tokens.value(),
             "language": self.language_box.currentData(),
             "theme": self.appearance_box.currentData(),
+            **self.context.edits(),
         }
 
 

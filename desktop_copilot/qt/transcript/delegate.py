@@ -12,7 +12,7 @@ from desktop_copilot.qt.transcript.parts.documents import LinkHit, link_at
 from desktop_copilot.qt.transcript.parts.approval import card_look
 from desktop_copilot.qt.transcript.parts.base import Hotspot, PaintEnv, Part
 from desktop_copilot.qt.transcript.row_layout import PAINTERS, RowLayout, estimate_height, layout_segment
-from desktop_copilot.core.transcript.segments import Segment
+from desktop_copilot.core.transcript.segments import HIDDEN, Segment
 from desktop_copilot.qt.transcript.model import TranscriptModel
 
 LAYOUT_CACHE_ROWS = 32
@@ -60,10 +60,12 @@ class TranscriptDelegate(QStyledItemDelegate):
         """The row's part, measured (documents laid out) for the current width."""
         segment = index.data(TranscriptModel.SegmentRole)
         placement = index.data(TranscriptModel.PlacementRole)
-        message = None if segment.kind == "pending" else index.data(TranscriptModel.MessageRole)
+        message = None if segment.kind == "pending" or placement == HIDDEN else index.data(TranscriptModel.MessageRole)
         look = ()
         if segment.kind == "tool" and message is not None and 0 <= segment.block < len(message.blocks):
             look = card_look(message.blocks[segment.block], message, self.env.cards)  # approval and clicks change the card too
+        if placement == HIDDEN:  # no height: not worth a place in the cache
+            return layout_segment(segment, message, placement, self.width, self.env)
         key = (segment, placement, self.width, look)
         row = self._layouts.get(key)
         if row is not None:

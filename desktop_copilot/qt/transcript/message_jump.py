@@ -15,7 +15,10 @@ FLASH_MS = 2200
 
 
 def row_of_message(model, message_id: str) -> int | None:
-    """The transcript row of `message_id`: the model's `row_of` when it has one, else a scan."""
+    """The transcript row of `message_id`: the model's `message_row` (its first row after any marker before it) or
+    `row_of` when it has one, else a scan."""
+    if hasattr(model, "message_row"):
+        return model.message_row(message_id)
     if hasattr(model, "row_of"):
         return model.row_of(message_id)
     for row in range(model.rowCount()):
@@ -73,8 +76,11 @@ class RowFlash(QWidget):
 
 
 def jump_to_message(view: QListView, message_id: str) -> bool:
-    """Scroll the transcript to `message_id` and flash it; False when the row is not there."""
+    """Scroll the transcript to `message_id` and flash it (opening a collapsed compaction it is in); False when the
+    row is not there."""
     model = view.model()
+    if model is not None and hasattr(model, "reveal"):
+        model.reveal(message_id)
     row = row_of_message(model, message_id) if model is not None else None
     if row is None:
         return False

@@ -1,17 +1,22 @@
-"""The transcript as a Qt list model of segments (rows of bounded height) over messages held or loaded lazily."""
+"""The transcript as a Qt list model of segments (rows of bounded height) over messages held or loaded lazily, with the
+conversation's compactions: a marker before the messages each stands for, which stay rows of the model but are hidden
+while it is collapsed."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from desktop_copilot.core.conversation.models import Message, Role
+from desktop_copilot.core.conversation.models import Compaction, Message, Role
 from desktop_copilot.core.provider_table import PROVIDERS
 from desktop_copilot.qt.transcript.message_source import MessageSource
+from desktop_copilot.core.transcript.compactions import CompactionRows
 from desktop_copilot.core.transcript.segments import (
+    HIDDEN,
+    LEAD_KINDS,
     NEW_BLOCK,
     NEW_MESSAGE,
     SAME_BLOCK,
@@ -47,7 +52,12 @@ class TranscriptModel(QAbstractListModel):
     """Rows are segments (see segments.py) of the messages, which are held (handed over, live) or read from
     the store as rows come into view. A change to a message becomes dataChanged on the rows that look
     different and beginInsertRows/beginRemoveRows where its segments were added or dropped. A reply written by
-    another provider or model than the reply before it starts with a "switch" row, when that reply is loaded."""
+    another provider or model than the reply before it starts with a "switch" row, when that reply is loaded.
+
+    Compactions (`Conversation.compactions`): the first message each stands for starts with its marker row (and, while
+    it is open, its summary); the rows of its messages stay in the model, placed HIDDEN (no height) while it is
+    collapsed, and are not loaded from the store until it is opened. A conversation started from a summary of another
+    starts with an "origin" row."""
 
     MessageRole = Qt.ItemDataRole.UserRole + 1
     MessageIdRole = Qt.ItemDataRole.UserRole + 2
@@ -60,6 +70,8 @@ class TranscriptModel(QAbstractListModel):
     """The roles whose value changes while a message streams (its id and author never change)."""
 
     sig_message_appended = Signal(str)
+    sig_rows_shown_changed = Signal(int, int)
+    """Rows [first, last] were hidden or shown (a compaction opened, closed, made or undone): their heights changed."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -79,6 +91,8 @@ class TranscriptModel(QAbstractListModel):
         self._expanded: dict[str, set[int]] = {}
         self._switches: dict[str, str | None] = {}
         """Finished reply -> its switch label (None: no switch), once the reply before it was seen."""
+        self._marks = CompactionRows()
+        """The conversation's compactions: which markers go before which messages, which messages are hidden."""
 
     # --- Qt API ----------------------------------------------------------------------
 
@@ -123,32 +137,39 @@ class TranscriptModel(QAbstractListModel):
 
     # --- filling ---------------------------------------------------------------------
 
-    def set_messages(self, messages: list[Message]) -> None:
-        """Show `messages` (all in memory, e.g. the session's list). Of a long list only the last
-        TAIL_MESSAGES are cut into rows at once; the others as they scroll into view (`fetch`)."""
+    def set_messages(self, messages: list[Message], compactions: Sequence[Compaction] = (),
+                     origin: tuple[str, str | None] | None = None) -> None:
+        """Show `messages` (all in memory, e.g. the session's list) with the conversation's `compactions` and the
+        `origin` it was started from (see `origin`). Of a long list only the last TAIL_MESSAGES are cut into rows
+        at once; the others as they scroll into view (`fetch`)."""
         self.beginResetModel()
         self._clear(MessageSource())
+        self._start_compactions([message.id for message in messages], compactions, origin)
         eager_from = len(messages) - TAIL_MESSAGES if len(messages) > EAGER_MESSAGES else 0
         for position, message in enumerate(messages):
             self.source.hold(message)
-            if position < eager_from:
-                self._add(message.id, [pending_segment(message.id, message.role.value, shown_chars(message))])
+            if position < eager_from or message.id in self._marks.hidden:
+                self._add(message.id, self._lead(message.id, position)
+                          + [pending_segment(message.id, message.role.value, shown_chars(message))])
             else:
                 self._add(message.id, self._segment(message, position))
         self.endResetModel()
 
-    def open_lazy(self, store, conversation_id: str, tail: int = TAIL_MESSAGES) -> list[Message]:
+    def open_lazy(self, store, conversation_id: str, tail: int = TAIL_MESSAGES, compactions: Sequence[Compaction] = (),
+                  origin: tuple[str, str | None] | None = None) -> list[Message]:
         """Show a stored conversation without loading it: one row per message until its body is fetched
-        (`fetch`), the last `tail` messages loaded at once. Returns those loaded messages, oldest first."""
+        (`fetch`), the last `tail` messages loaded at once (but those in a collapsed compaction). Returns those
+        loaded messages, oldest first."""
         summaries = store.message_index(conversation_id)
         self.beginResetModel()
         self._clear(MessageSource(store, conversation_id))
-        recent = summaries[-tail:] if tail > 0 else []
+        self._start_compactions([summary.id for summary in summaries], compactions, origin)
+        recent = [s for s in summaries[-tail:] if s.id not in self._marks.hidden] if tail > 0 else []
         loaded = {m.id: m for m in self.source.load(s.id for s in recent)}
         for position, summary in enumerate(summaries):
             message = loaded.get(summary.id)
-            rows = (self._segment(message, position) if message
-                    else [pending_segment(summary.id, summary.role, stored_chars(summary.role, summary.size))])
+            rows = (self._segment(message, position) if message else self._lead(summary.id, position)
+                    + [pending_segment(summary.id, summary.role, stored_chars(summary.role, summary.size))])
             self._add(summary.id, rows)
         self.endResetModel()
         return [loaded[s.id] for s in recent if s.id in loaded]
@@ -189,6 +210,8 @@ class TranscriptModel(QAbstractListModel):
             self.endRemoveRows()
         for message in messages:
             self.append_message(message)
+        if self._marks:  # a compaction whose messages became an earlier version shows no more
+            self._refresh_compactions()
 
     def message_changed(self, message_id: str) -> bool:
         """Re-segment `message_id` and report only what changed; False when the model does not hold it."""
@@ -201,11 +224,12 @@ class TranscriptModel(QAbstractListModel):
 
     def fetch(self, first_row: int, last_row: int) -> int:
         """Load the messages of the not-yet-loaded rows in [first_row, last_row] and show them; how many."""
-        ids = [s.message_id for s in self._rows[max(0, first_row) : last_row + 1] if s.kind == "pending"]
+        hidden = self._marks.hidden
+        ids = [s.message_id for s in self._rows[max(0, first_row) : last_row + 1] if s.kind == "pending" and s.message_id not in hidden]
         loaded = self.source.load(ids)
         positions = {self._position[message.id] for message in loaded}
         followers = {found for p in positions if (found := self._next_reply(p)) is not None and found not in positions
-                     and self._order[found] not in self._switches and self._rows[self._first_row(found)].kind != "pending"}
+                     and self._order[found] not in self._switches and self._body_kind(found) != "pending"}
         for position in sorted(positions | followers, reverse=True):  # bottom up: rows above keep their numbers
             message = self.source.peek(self._order[position])
             if message is not None:  # a reply shown already may now show its switch row
@@ -213,8 +237,9 @@ class TranscriptModel(QAbstractListModel):
         return len(loaded)
 
     def has_pending(self, first_row: int, last_row: int) -> bool:
-        """Whether any row in [first_row, last_row] shows a message not loaded yet."""
-        return any(s.kind == "pending" for s in self._rows[max(0, first_row) : last_row + 1])
+        """Whether any row in [first_row, last_row] shows a message not loaded yet (hidden ones wait to be opened)."""
+        hidden = self._marks.hidden
+        return any(s.kind == "pending" and s.message_id not in hidden for s in self._rows[max(0, first_row) : last_row + 1])
 
     def set_expanded(self, message_id: str, block_index: int, expanded: bool) -> None:
         blocks = self._expanded.setdefault(message_id, set())
@@ -225,6 +250,84 @@ class TranscriptModel(QAbstractListModel):
     def is_expanded(self, message_id: str, block_index: int) -> bool:
         return block_index in self._expanded.get(message_id, ())
 
+    # --- compactions ------------------------------------------------------------------
+
+    def add_compaction(self, compaction: Compaction) -> None:
+        """A compaction was made (ContextCompacted) or changed: its marker shows, its messages collapsed under it."""
+        self._marks.put(compaction)
+        self._refresh_compactions()
+
+    def compaction_undone(self, compaction_id: str) -> bool:
+        """The compaction was undone (CompactionUndone): its marker says so and its messages show again."""
+        if not self._marks.undo(compaction_id):
+            return False
+        self._refresh_compactions()
+        return True
+
+    def set_compaction_open(self, compaction_id: str, opened: bool) -> bool:
+        """Show (`opened`) or hide the messages `compaction_id` stands for; False when it is not shown here."""
+        if self._marks.find(compaction_id) is None:
+            return False
+        if (compaction_id in self._marks.open) != opened:
+            (self._marks.open.add if opened else self._marks.open.discard)(compaction_id)
+            self._refresh_compactions()
+        return True
+
+    def is_compaction_open(self, compaction_id: str) -> bool:
+        return compaction_id in self._marks.open
+
+    def reveal(self, message_id: str) -> bool:
+        """Open the collapsed compactions `message_id` is in (a search hit, a jump to it); whether any was."""
+        position = self._position.get(message_id)
+        if position is None or message_id not in self._marks.hidden:
+            return False
+        self._marks.open.update(c.id for c in self._marks.containing(position, self._position))
+        self._refresh_compactions()
+        return True
+
+    def compaction(self, compaction_id: str) -> Compaction | None:
+        return self._marks.find(compaction_id)
+
+    def compaction_at(self, row: int) -> Compaction | None:
+        """The compaction whose marker or summary row `row` is, else None."""
+        segment = self._rows[row]
+        return self._marks.find(segment.state[0]) if segment.kind in ("compaction", "compaction_summary") else None
+
+    def compactions(self) -> list[Compaction]:
+        """The conversation's compactions as the transcript shows them, oldest first."""
+        return list(self._marks.compactions)
+
+    @property
+    def origin(self) -> tuple[str, str | None] | None:
+        """(id, title) of the conversation this one was started from as a summary, if it was."""
+        return self._marks.origin
+
+    def _start_compactions(self, order: list[str], compactions: Sequence[Compaction], origin: tuple[str, str | None] | None) -> None:
+        self._marks = CompactionRows(compactions, origin)
+        if self._marks:
+            self._marks.derive(order, {message_id: n for n, message_id in enumerate(order)})
+
+    def _lead(self, message_id: str, position: int) -> list[Segment]:
+        return self._marks.lead(message_id, position) if position == 0 or message_id in self._marks.leads else []
+
+    def _refresh_compactions(self) -> None:
+        """Derive the markers and hidden messages again: marker rows change in place (a summary's rows come and
+        go), and the rows whose visibility changed are announced (sig_rows_shown_changed)."""
+        marks = self._marks
+        old_leads, old_hidden, old_buried = marks.leads, marks.hidden, marks.buried
+        marks.derive(self._order, self._position)
+        moved = [self._position[m] for m in set(old_leads) | set(marks.leads) if m in self._position]
+        for position in sorted(moved, reverse=True):  # bottom up: rows above keep their numbers
+            first = self._first_row(position)
+            body = [row for row in self._rows[first : first + self._spans[position]] if row.kind not in LEAD_KINDS]
+            self._replace(position, self._lead(self._order[position], position) + body)
+        changed = [self._position[m] for m in (old_hidden ^ marks.hidden) | (old_buried ^ marks.buried) if m in self._position]
+        if changed:
+            low, high = min(changed), max(changed)
+            first, last = self._first_row(low), self._first_row(high) + self._spans[high] - 1
+            if last >= first:
+                self.sig_rows_shown_changed.emit(first, last)
+
     # --- reading ---------------------------------------------------------------------
 
     def segment_at(self, row: int) -> Segment:
@@ -232,10 +335,18 @@ class TranscriptModel(QAbstractListModel):
 
     def placement(self, row: int) -> int:
         segment = self._rows[row]
+        marks = self._marks
+        if segment.message_id in marks.hidden and (segment.kind not in LEAD_KINDS or segment.message_id in marks.buried):
+            return HIDDEN
         previous = self._rows[row - 1] if row > 0 else None
         if previous is None or previous.message_id != segment.message_id:
             return NEW_MESSAGE
-        return SAME_BLOCK if previous.block == segment.block >= 0 else NEW_BLOCK
+        same = previous.block == segment.block and (segment.block >= 0 or segment.kind == "compaction_summary")
+        return SAME_BLOCK if same else NEW_BLOCK
+
+    def is_hidden(self, row: int) -> bool:
+        """Whether row `row` is hidden in a collapsed compaction."""
+        return self.placement(row) == HIDDEN
 
     def rows_of(self, message_id: str) -> range:
         position = self._position.get(message_id)
@@ -245,9 +356,14 @@ class TranscriptModel(QAbstractListModel):
         return range(first, first + self._spans[position])
 
     def row_of(self, message_id: str) -> int | None:
-        """The first row of `message_id`."""
+        """The first row of `message_id` (a compaction marker or origin row when the message starts with one)."""
         rows = self.rows_of(message_id)
         return rows.start if rows else None
+
+    def message_row(self, message_id: str) -> int | None:
+        """The first row that shows `message_id` itself (after any marker rows before it)."""
+        rows = self.rows_of(message_id)
+        return next((row for row in rows if self._rows[row].kind not in LEAD_KINDS), rows.start if rows else None)
 
     def message_at(self, row: int) -> Message:
         """The message row `row` shows (read from the store if it is not in memory)."""
@@ -280,7 +396,9 @@ class TranscriptModel(QAbstractListModel):
         else:
             segmenter = self._segmenters.get(message.id) or self._segmenters.setdefault(message.id, MessageSegmenter())
         switched = self._switch_of(message, position)
-        return segmenter.segments(message, self._expanded.get(message.id, ()), None if switched is UNDECIDED else switched)
+        rows = segmenter.segments(message, self._expanded.get(message.id, ()), None if switched is UNDECIDED else switched)
+        lead = self._lead(message.id, position)
+        return lead + rows if lead else rows
 
     def _switch_of(self, message: Message, position: int):
         """The switch label of reply `message` at `position`: against the reply before it if that one is in
@@ -302,11 +420,23 @@ class TranscriptModel(QAbstractListModel):
             self._switches[message.id] = label
         return label
 
+    def _body_row(self, position: int) -> Segment | None:
+        """The first row of the message at `position` that shows the message itself (not a marker before it)."""
+        first = self._first_row(position)
+        for row in range(first, first + self._spans[position]):
+            if self._rows[row].kind not in LEAD_KINDS:
+                return self._rows[row]
+        return None
+
+    def _body_kind(self, position: int) -> str | None:
+        row = self._body_row(position)
+        return row.kind if row is not None else None
+
     def _role_at(self, position: int) -> str | None:
         """The role of the message at `position` as its rows tell it (a not-loaded message's row says it)."""
-        if not self._spans[position]:
+        row = self._body_row(position) if self._spans[position] else None
+        if row is None:
             return None
-        row = self._rows[self._first_row(position)]
         return row.state[0] if row.kind == "pending" else Role.USER.value if row.kind == "user" else Role.ASSISTANT.value
 
     def _next_reply(self, position: int) -> int | None:

@@ -37,6 +37,12 @@ class RowGeometry:
         del self.measured[row : row + count]
         self._valid = min(self._valid, row)
 
+    def estimate_again(self, row: int, heights: list[int]) -> None:
+        """Rows from `row` on have these estimated heights now (rows hidden or shown): one pass, however many."""
+        self.heights[row : row + len(heights)] = heights
+        self.measured[row : row + len(heights)] = bytes(len(heights))
+        self._valid = min(self._valid, row)
+
     def set(self, row: int, height: int, measured: bool) -> int:
         """Set a row's height; returns by how much it changed."""
         delta = height - self.heights[row]

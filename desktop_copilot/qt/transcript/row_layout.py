@@ -9,7 +9,9 @@ from PySide6.QtGui import QFontMetrics
 
 from desktop_copilot.core.conversation.models import Message, ToolCallStatus
 from desktop_copilot.qt.transcript.parts.base import Hotspot, PaintEnv, Part, PartPainter
-from desktop_copilot.core.transcript.segments import NEW_BLOCK, NEW_MESSAGE, Segment
+from desktop_copilot.core.transcript.segments import HIDDEN, NEW_BLOCK, NEW_MESSAGE, Segment
+from desktop_copilot.qt.transcript.parts.compaction import INDENT as SUMMARY_INDENT
+from desktop_copilot.qt.transcript.parts.compaction import CompactionMarker, CompactionSummary, HiddenRow, OriginNotice
 from desktop_copilot.qt.transcript.parts.text import (
     BUBBLE_MAX,
     BUBBLE_PAD_X,
@@ -38,6 +40,10 @@ PAINTERS: dict[str, PartPainter] = {
     "switch": SwitchNotice(),
     "waiting": WaitingDots(),
     "pending": PendingRow(),
+    "compaction": CompactionMarker(),
+    "compaction_summary": CompactionSummary(),
+    "origin": OriginNotice(),
+    "hidden": HiddenRow(),
 }
 
 
@@ -80,7 +86,10 @@ def is_expanded(segment: Segment) -> bool:
 
 
 def layout_segment(segment: Segment, message: Message | None, placement: int, width: int, env: PaintEnv) -> RowLayout:
-    """Measure the row's part for a row `width` pixels wide (the column inside it is narrower)."""
+    """Measure the row's part for a row `width` pixels wide (the column inside it is narrower). A row hidden under a
+    collapsed compaction marker is a "hidden" part of no height."""
+    if placement == HIDDEN:
+        return RowLayout([Part("hidden", message, segment.block, segment=segment)], 0, width)
     column_width = env.column(QRect(0, 0, width, 0)).width()
     part = Part(segment.kind, message, segment.block, expanded=is_expanded(segment), segment=segment)
     part.top = spacing_above(placement, env.theme)
@@ -113,6 +122,8 @@ def _text_height(chars: float, lines: float, width: float, theme: Theme) -> int:
 def estimate_height(segment: Segment, placement: int, column: int, theme: Theme) -> int:
     """A guess at the height of a row whose reading column is `column` wide, from the segment alone (no
     message body, no documents): rows off screen are laid out with these until shown and measured."""
+    if placement == HIDDEN:
+        return 0
     pad = spacing_above(placement, theme)
     kind, chars = segment.kind, segment.end - segment.start
     if kind == "pending":
@@ -124,6 +135,8 @@ def estimate_height(segment: Segment, placement: int, column: int, theme: Theme)
         return pad + _text_height(chars, segment.lines, column, theme)
     if kind == "thinking_body":
         return pad + _text_height(chars, segment.lines, column - INDENT, theme)
+    if kind == "compaction_summary":
+        return pad + _text_height(chars, segment.lines, column - SUMMARY_INDENT, theme) + 12
     if kind == "tool":
         return pad + (260 if is_expanded(segment) else 64)
     return pad + _text_metrics(theme)[2]

@@ -48,6 +48,7 @@ class RowView(QAbstractItemView):
         model.rowsAboutToBeRemoved.connect(self._on_rows_about_to_be_removed)
         model.rowsRemoved.connect(self._on_rows_removed)
         model.dataChanged.connect(self._on_data_changed)
+        model.sig_rows_shown_changed.connect(self._on_rows_shown_changed)
         self._on_reset()
 
     # --- geometry bookkeeping ----------------------------------------------------------
@@ -140,6 +141,20 @@ class RowView(QAbstractItemView):
         elif rows and not self._painting:  # same heights: repaint just these rows
             self.viewport().update(self.visualRect(self.transcript.index(rows[0], 0)).united(
                 self.visualRect(self.transcript.index(rows[-1], 0))))
+
+    def _on_rows_shown_changed(self, first: int, last: int) -> None:
+        """Rows were hidden or shown (a compaction marker opened or closed): estimated again, measured as they come
+        into view. The row at the top stays put; if it was hidden, the nearest row still shown above it does."""
+        last = min(last, len(self.rows) - 1)
+        if first > last:
+            return
+        row, into = self._anchor()
+        self.rows.estimate_again(first, [self._estimate(n) for n in range(first, last + 1)])
+        if first <= row <= last and not self.rows.heights[row]:
+            while row > 0 and not self.rows.heights[row]:
+                row -= 1
+            into = 0
+        self._restore((row, into))
 
     def doItemsLayout(self) -> None:  # noqa: N802 - Qt name; Qt calls it after setModel, on show, …
         if len(self.rows) != self.transcript.rowCount():

@@ -1,6 +1,6 @@
 """The transcript view: follows a streaming reply, re-lays out on resize, live timers, links (target shown on
 hover, opened through the LinkOpener's checks), text selection and copying, copy menu, code blocks' Copy
-buttons, and the approval buttons on tool cards."""
+buttons, the approval buttons on tool cards, and the compaction markers (open, close, undo)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from desktop_copilot.qt.transcript.link_opener import LinkOpener, tooltip_html
 from desktop_copilot.qt.transcript.parts.approval import ask_denial_reason, is_waiting, shown_name, waiting_calls
 from desktop_copilot.qt.transcript.parts.base import Hotspot, Part
 from desktop_copilot.qt.transcript.parts.code_blocks import COPIED_MS, COPY_ACTION, code_of
+from desktop_copilot.qt.transcript.parts.compaction import OPEN_ORIGIN, TOGGLE, UNDO
 from desktop_copilot.qt.transcript.selection import PointFinder, TextPoint, TextSelection
 from desktop_copilot.qt.transcript.row_view import RowView
 from desktop_copilot.qt.transcript.delegate import TranscriptDelegate
@@ -35,6 +36,10 @@ class TranscriptView(RowView):
     """The user answered an approval card: (tool call id, core.approval.decisions.Decision value, reason). Once per call."""
     sig_selection_changed = Signal(bool)
     """Text was selected (True) or the selection cleared (False): e.g. for Edit ▸ Copy."""
+    sig_undo_compaction = Signal(str)
+    """"Undo compaction" was chosen on a marker (its compaction's id): the controller undoes it."""
+    sig_open_conversation = Signal(str)
+    """The link to the conversation a summary chat was started from was clicked (its id)."""
 
     def __init__(self, model: TranscriptModel, delegate: TranscriptDelegate | None = None, parent=None,
                  link_opener: LinkOpener | None = None) -> None:
@@ -276,6 +281,11 @@ class TranscriptView(RowView):
             self.clear_selection()
             event.accept()
             return
+        marker = self.delegate.env.cards.current_marker
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and marker and self.transcript.compaction(marker):
+            self.toggle_compaction(marker)
+            event.accept()
+            return
         super().keyPressEvent(event)
 
     def focusInEvent(self, event) -> None:  # noqa: N802 - Qt name
@@ -284,6 +294,7 @@ class TranscriptView(RowView):
 
     def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt name
         super().focusOutEvent(event)
+        self.delegate.env.cards.current_marker = ""  # the ring goes with the focus
         self.viewport().update()
 
     def _set_card_state(self, which: str, key: tuple) -> None:
@@ -297,6 +308,9 @@ class TranscriptView(RowView):
 
     def _on_hotspot_clicked(self, part: Part, hotspot: Hotspot) -> None:
         cards, message = self.delegate.env.cards, part.message
+        if hotspot.action in (TOGGLE, UNDO, OPEN_ORIGIN):
+            self._on_marker_clicked(hotspot.action, hotspot.value)
+            return
         if hotspot.action == COPY_ACTION:
             put_on_clipboard(code_of(part, int(hotspot.value)))
             cards.copied = (part.owner, hotspot.action, hotspot.value)
@@ -325,6 +339,28 @@ class TranscriptView(RowView):
             for call in calls:
                 self.sig_tool_decision.emit(call.id, hotspot.value, reason)
         self._relayout_message(message.id)
+
+    # --- compaction markers ----------------------------------------------------------
+
+    def _on_marker_clicked(self, action: str, value: str) -> None:
+        if action == UNDO:
+            self.sig_undo_compaction.emit(value)
+        elif action == OPEN_ORIGIN:
+            self.sig_open_conversation.emit(value)
+        else:
+            self.delegate.env.cards.current_marker = value
+            self.setFocus(Qt.FocusReason.MouseFocusReason)  # Enter opens and closes it again
+            self.toggle_compaction(value)
+
+    def toggle_compaction(self, compaction_id: str, opened: bool | None = None) -> bool:
+        """Open or close (`opened`; None: the other way) the messages under a compaction's marker, which stays where it is."""
+        model = self.transcript
+        if opened is None:
+            opened = not model.is_compaction_open(compaction_id)
+        self.stick_to_bottom = False  # what opens shows under the marker; the end does not pull it away
+        changed = model.set_compaction_open(compaction_id, opened)
+        self.viewport().update()
+        return changed
 
     def _end_copied(self) -> None:
         self.delegate.env.cards.copied = ()
@@ -368,6 +404,14 @@ class TranscriptView(RowView):
             copy = menu.addAction(self.tr("Copy"), self.copy_selection)
             copy.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
             menu.addSeparator()
+        segment = index.data(TranscriptModel.SegmentRole)
+        compaction = self.transcript.compaction_at(index.row())
+        if compaction is not None:
+            self._fill_marker_menu(menu, compaction)
+            return
+        if segment.kind == "origin":
+            menu.addAction(self.tr("Open the original conversation"), lambda: self.sig_open_conversation.emit(segment.state[0]))
+            return
         message = index.data(TranscriptModel.MessageRole)
         if message is not None:
             markdown = message_markdown(message)
@@ -382,3 +426,15 @@ class TranscriptView(RowView):
                     menu.addAction(self.tr("Copy tool result"), lambda: put_on_clipboard(block.result or ""))
         for extend in self.menu_extenders:
             extend(menu, index)
+
+    def _fill_marker_menu(self, menu: QMenu, compaction) -> None:
+        """A compaction marker's menu: open or close its messages, copy the summary sent in their place, undo it."""
+        opened = self.transcript.is_compaction_open(compaction.id)
+        menu.addAction(self.tr("Hide the compacted messages") if opened else self.tr("Show the compacted messages"),
+                       lambda: self.toggle_compaction(compaction.id, not opened))
+        if compaction.kind == "summary" and compaction.summary:
+            menu.addAction(self.tr("Copy summary"), lambda: put_on_clipboard(compaction.summary))
+        if not compaction.undone:
+            menu.addSeparator()
+            undo = menu.addAction(self.tr("Undo compaction"), lambda: self.sig_undo_compaction.emit(compaction.id))
+            undo.setToolTip(self.tr("Send these messages whole again from the next request on"))

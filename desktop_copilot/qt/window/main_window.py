@@ -84,7 +84,9 @@ class MainWindow(QMainWindow):
     def attach(self, controller: ChatController) -> None:
         """Builds the window's parts around `controller` (replacing the startup frame) and restores its last state."""
         from desktop_copilot.qt.transcript.view import TranscriptView
+        from desktop_copilot.qt.window.compaction_actions import CompactionActions
         from desktop_copilot.qt.window.composer import Composer
+        from desktop_copilot.qt.window.context_meter import install_context_meter
         from desktop_copilot.qt.window.error_banner import ErrorBanner
         from desktop_copilot.qt.window.generation_options import GenerationAction
         from desktop_copilot.qt.window.history_pane import install_history_pane
@@ -108,12 +110,14 @@ class MainWindow(QMainWindow):
         self.recovery = RecoveryBar(controller)  # Retry / Continue / Edit under the last reply when it needs them
         self.composer = Composer()
         self.usage_label = PlainLabel(objectName="usageLabel")
+        self.compaction = CompactionActions(self)  # Compact now, Undo compaction, New chat from a summary
         self._build_layout()
         self._connect()
         self.history = install_history_pane(self)  # sidebar, search, File menu
         self.history.sidebar.set_new_chat_menu(lambda: new_chat_menu(self))
         self.history.sig_current_changed.connect(lambda _id: self.refresh_header())
         self.history.sig_current_changed.connect(lambda _id: self.recovery.refresh())
+        self.context_meter = install_context_meter(self)  # "38k / 200k" by the composer
         self.edits = ReplyActions(self)  # edit and resend, regenerate
         self.edits.shortcut.setWhatsThis(self.tr("Regenerate the last reply"))  # its line in Help ▸ Keyboard shortcuts
         self.versions = VersionSwitcher(controller, self.view, self)  # earlier versions: switcher and menu
@@ -171,6 +175,8 @@ class MainWindow(QMainWindow):
         prompt = menu.addAction(self.tr("System prompt…"), self._open_system_prompt)
         prompt.setToolTip(self.tr("See and edit this conversation's system prompt"))
         menu.addAction(self.generation_action)
+        menu.addSeparator()
+        menu.addAction(self.compaction.action)
         button.setMenu(menu)
         return button
 
@@ -311,6 +317,7 @@ class MainWindow(QMainWindow):
         self.title_label.setText(conversation.title or QCoreApplication.translate("ConversationList", "New chat"))
         self.model_picker.refresh()
         self.generation_action.refresh()
+        self.compaction.refresh()
         self.composer.edit.setPlaceholderText(self.tr("Message {name}…").format(name=self.assistant_name()))
 
     def assistant_name(self) -> str:

@@ -1,9 +1,13 @@
 """The bar above the composer for a last reply that is not a whole answer: interrupted or failed (Retry,
-Continue), cut off at the output limit (Continue) or refused (Edit and resend). It is derived from the
+Continue), failed because the conversation no longer fits the model's context window (Compact now, New chat from a
+summary, Retry), cut off at the output limit (Continue) or refused (Edit and resend). It is derived from the
 stored message each time, so it is back when the conversation is reopened; Retry and Continue run through
 ChatController.start_run as ordinary runs."""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Collection
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
@@ -18,6 +22,11 @@ from desktop_copilot.qt.common.theme_switch import themed_style_sheet
 RECOVERABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 CUT_OFF, REFUSED = "max_tokens", "refusal"
 """Stop reasons of a completed reply that still needs a notice."""
+OVERFLOW = "overflow"
+"""A failed reply whose request was larger than the model's context window."""
+OVERFLOW_ERROR = re.compile(r"(too long for|longer than) the model's context window")
+"""The app's own words for such a failure (core/context: overflow.py, compaction.py), which the stored reply keeps:
+how a reopened conversation still knows (the Error event's `overflow` is not stored)."""
 SESSION_METHODS = {"retry": "regenerate", "continue": "continue_reply"}
 """Recovery action → the ChatSession coroutine method `(emit, confirm_loop) -> RunFinished` that runs it."""
 NOTICE_ACTIONS = {
@@ -25,14 +34,18 @@ NOTICE_ACTIONS = {
     MessageStatus.FAILED.value: ("retry", "continue"),
     CUT_OFF: ("continue",),
     REFUSED: ("edit",),
+    OVERFLOW: ("compact", "summary", "retry"),
 }
 """Kind of notice → what the bar offers ("edit": edit and resend the user message the reply answered)."""
 
 
-def notice_kind(message: Message) -> str | None:
-    """"interrupted", "failed", "max_tokens" (cut off) or "refusal" for an assistant reply that needs a notice."""
+def notice_kind(message: Message, overflowed: Collection[str] = ()) -> str | None:
+    """"interrupted", "failed", "overflow" (failed: larger than the context window; `overflowed`: the replies the
+    stream said so of), "max_tokens" (cut off) or "refusal" for an assistant reply that needs a notice."""
     if message.role is not Role.ASSISTANT:
         return None
+    if message.status is MessageStatus.FAILED and (message.id in overflowed or OVERFLOW_ERROR.search(message.error or "")):
+        return OVERFLOW
     if message.status in RECOVERABLE:
         return message.status.value
     if message.status is MessageStatus.COMPLETED and message.stop_reason in (CUT_OFF, REFUSED):
@@ -57,7 +70,7 @@ def start_recovery(controller: ChatController, action: str) -> bool:
     session = controller.session
     method = getattr(session, SESSION_METHODS[action])
     reply = noticed_reply(session.conversation)
-    if reply is None or action not in NOTICE_ACTIONS[notice_kind(reply)]:
+    if reply is None or action not in NOTICE_ACTIONS[notice_kind(reply, controller.overflowed)]:
         return False
     return controller.start_run(method)
 
@@ -73,6 +86,11 @@ def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
                 else QCoreApplication.translate("RecoveryBar", "A higher limit can be set in Settings ▸ Models."))
         return (QCoreApplication.translate("RecoveryBar", "This reply was cut off at the output limit of {limit:,} tokens.").format(limit=limit),
                 QCoreApplication.translate("RecoveryBar", "Continue lets the model carry on where it stopped.") + " " + more)
+    if kind == OVERFLOW:
+        return (QCoreApplication.translate("RecoveryBar", "This conversation no longer fits the model's context window."),
+                (f"{reply.error} " if reply.error and OVERFLOW_ERROR.search(reply.error) is None else "")
+                + QCoreApplication.translate("RecoveryBar", "Compact now summarises the older messages and asks again; a new chat "
+                                             "can start from a summary of this one. Every message is kept."))
     if kind == REFUSED:
         return (QCoreApplication.translate("RecoveryBar", "This request was declined."),
                 reply.error or QCoreApplication.translate("RecoveryBar", "The model stopped without answering (stop reason: refusal)."))
@@ -90,13 +108,20 @@ def recovery_style_sheet(theme: Theme) -> str:
         QFrame#recoveryBar {{ background: {theme.card}; border: 1px solid {theme.border}; border-radius: 10px; }}
         QLabel#recoveryTitle {{ color: {theme.text}; font-weight: 600; background: transparent; border: none; }}
         QLabel#recoveryDetail {{ color: {theme.muted}; font-size: 9pt; background: transparent; border: none; }}
-        QPushButton#retryButton, QPushButton#continueButton, QPushButton#editResendButton {{
+        QPushButton#retryButton, QPushButton#continueButton, QPushButton#editResendButton, QPushButton#compactButton,
+        QPushButton#summaryChatButton {{
             border-radius: 8px; padding: 5px 14px; font-weight: 600;
         }}
-        QPushButton#retryButton {{ color: {theme.text}; background: {theme.user_bubble}; border: 1px solid {theme.border}; }}
-        QPushButton#retryButton:hover {{ background: {theme.row_selected}; }}
-        QPushButton#continueButton, QPushButton#editResendButton {{ color: white; background: {theme.accent}; border: none; }}
-        QPushButton#continueButton:hover, QPushButton#editResendButton:hover {{ background: {theme.accent_hover}; }}
+        QPushButton#retryButton, QPushButton#summaryChatButton {{
+            color: {theme.text}; background: {theme.user_bubble}; border: 1px solid {theme.border};
+        }}
+        QPushButton#retryButton:hover, QPushButton#summaryChatButton:hover {{ background: {theme.row_selected}; }}
+        QPushButton#continueButton, QPushButton#editResendButton, QPushButton#compactButton {{
+            color: white; background: {theme.accent}; border: none;
+        }}
+        QPushButton#continueButton:hover, QPushButton#editResendButton:hover, QPushButton#compactButton:hover {{
+            background: {theme.accent_hover};
+        }}
     """
 
 
@@ -104,9 +129,13 @@ class RecoveryBar(QFrame):
     """Shown while the open conversation ends with a reply that needs a notice and no run is in progress."""
 
     sig_started = Signal(str)
-    """A recovery run started: "retry" or "continue"."""
+    """A recovery run started: "retry", "continue", "compact" or "summary"."""
     sig_edit_requested = Signal(object)
     """Edit and resend was clicked for a refused reply: the user Message it answered (VersionsUI edits it)."""
+    sig_compact_requested = Signal()
+    """Compact now was clicked after an overflow (the window's CompactionActions compacts, then asks again)."""
+    sig_summary_chat_requested = Signal()
+    """New chat from a summary was clicked after an overflow (CompactionActions makes it and opens it)."""
 
     def __init__(self, controller: ChatController, parent: QWidget | None = None, theme: Theme = DEFAULT_THEME) -> None:
         super().__init__(parent, objectName="recoveryBar")
@@ -123,7 +152,12 @@ class RecoveryBar(QFrame):
         self.continue_button.setToolTip(self.tr("Let the model carry on from where the reply stopped"))
         self.edit_button = QPushButton(self.tr("Edit and resend…"), objectName="editResendButton")
         self.edit_button.setToolTip(self.tr("Put your message back in the composer to rephrase it"))
-        buttons = ((self.retry_button, "retry"), (self.continue_button, "continue"), (self.edit_button, "edit"))
+        self.compact_button = QPushButton(self.tr("Compact now"), objectName="compactButton")
+        self.compact_button.setToolTip(self.tr("Summarise the older messages (they stay in the conversation), then ask again"))
+        self.summary_button = QPushButton(self.tr("New chat from a summary"), objectName="summaryChatButton")
+        self.summary_button.setToolTip(self.tr("Start a new conversation whose first message is a summary of this one"))
+        buttons = ((self.compact_button, "compact"), (self.summary_button, "summary"), (self.retry_button, "retry"),
+                   (self.continue_button, "continue"), (self.edit_button, "edit"))
         for button, action in buttons:
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.clicked.connect(lambda _checked=False, a=action: self.start(a))
@@ -143,7 +177,7 @@ class RecoveryBar(QFrame):
     def refresh(self) -> None:
         session = self.controller.session
         reply = None if self.controller.busy else noticed_reply(session.conversation)
-        self.kind = notice_kind(reply) if reply is not None else None
+        self.kind = notice_kind(reply, self.controller.overflowed) if reply is not None else None
         offered = set(NOTICE_ACTIONS.get(self.kind, ()))
         if reply is None or not offered:
             self.kind = None
@@ -155,11 +189,22 @@ class RecoveryBar(QFrame):
         self.retry_button.setVisible("retry" in offered)
         self.continue_button.setVisible("continue" in offered and bool(reply.blocks))
         self.edit_button.setVisible("edit" in offered and answered_message(session.conversation) is not None)
+        self.compact_button.setVisible("compact" in offered)
+        self.summary_button.setVisible("summary" in offered)
         self.show()
 
     def start(self, action: str) -> bool:
         if action == "edit":
             return self._request_edit()
+        if action in ("compact", "summary"):
+            if self.kind != OVERFLOW or self.controller.busy:
+                return False
+            (self.sig_compact_requested if action == "compact" else self.sig_summary_chat_requested).emit()
+            started = self.controller.busy  # the window's CompactionActions started its run
+            if started:
+                self.hide()
+                self.sig_started.emit(action)
+            return started
         started = start_recovery(self.controller, action)
         if started:
             self.hide()

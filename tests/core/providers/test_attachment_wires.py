@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.content.attachments import AttachmentError, attachment_from_bytes
@@ -50,19 +48,6 @@ def b64(data: bytes) -> str:
 FILE_TEXT = f'<attached_file name="area.py">\n{CODE}\n</attached_file>'
 
 
-@pytest_asyncio.fixture
-async def providers():
-    made: list[Any] = []
-
-    def keep(provider):
-        made.append(provider)
-        return provider
-
-    yield keep
-    for provider in made:
-        await provider.aclose()
-
-
 async def stream(provider, request: ProviderRequest) -> list[ev.Event]:
     events = [e async for e in provider.stream(request)]
     assert isinstance(events[-1], ev.Done), events[-1]
@@ -83,7 +68,7 @@ async def test_anthropic_gets_image_document_and_named_text(loopback, providers)
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(PNG)}},
         {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)}, "title": "report.pdf"},
         {"type": "text", "text": FILE_TEXT},
-        {"type": "text", "text": "What are these?"},
+        {"type": "text", "text": "What are these?", "cache_control": {"type": "ephemeral"}},  # a 3-page PDF: worth caching
     ]}]
     assert history_problems(messages) == []
 

@@ -15,11 +15,13 @@ from desktop_copilot.core.conversation.models import (
     RedactedThinkingBlock,
     Role,
     TextBlock,
+    TextFileBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolCallStatus,
     Usage,
 )
+from desktop_copilot.core.providers.attachment_limits import limits_for, user_parts
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.gemini_wire import (
     SIGNATURE_BLOCK,
@@ -31,8 +33,9 @@ from desktop_copilot.core.providers.gemini_wire import (
     gemini_schema,
 )
 from desktop_copilot.core.tools.tavily import TavilySearch
-from tests.support.gemini_support import chunk, usage
+from tests.support.gemini_support import chunk, gemini_rules_refusal, usage
 
+TEXT_FILE = TextFileBlock(name="notes.txt", text="hello from the note", size=19)
 SIG_A, SIG_B, SIG_T = "CloBvj72+4/aTlyeodvVsF6WQseQ==", "EsINCr8NAb4+9vvezzPlSWg3==", "EjQKMgEMtextsig=="
 
 
@@ -82,14 +85,33 @@ def test_function_responses_in_call_order_in_one_user_content():
                         call("c2", "divide", result="division by zero", is_error=True, status=ToolCallStatus.ERROR),
                         call("c3", "multiply", result=None, status=ToolCallStatus.RUNNING), status=MessageStatus.INTERRUPTED)
     contents = build_contents([Message.user("q"), message, Message.user("thanks")])
-    assert [c["role"] for c in contents] == ["user", "model", "user", "user"]
+    assert [c["role"] for c in contents] == ["user", "model", "user"]
     assert contents[1]["parts"][0] == {"text": "Let me compute."}
-    assert [p["functionResponse"] for p in contents[2]["parts"]] == [
+    assert [p["functionResponse"] for p in contents[2]["parts"][:3]] == [
         {"name": "add", "response": {"result": "5"}, "id": "c1"},
         {"name": "divide", "response": {"error": "division by zero"}, "id": "c2"},
         {"name": "multiply", "response": {"error": "The tool call did not complete (the reply was interrupted or stopped)."}, "id": "c3"},
     ]
-    assert contents[3] == {"role": "user", "parts": [{"text": "thanks"}]}  # never inside the responses
+    assert contents[2]["parts"][3:] == [{"text": "thanks"}]  # the next question after the responses, in their turn
+
+
+def test_a_failed_reply_to_function_responses_leaves_turns_that_alternate():
+    """The provider refused the request carrying the function responses: the failed reply is empty, so the next
+    question follows the responses. Gemini refuses two user contents in a row ("Please ensure that multiturn
+    requests alternate between user and model"): the question joins the responses' content, after them."""
+    calls = assistant(call("c1", "read_note", signature=SIG_A))
+    failed = assistant(TextBlock(text=""), status=MessageStatus.FAILED)
+    history = [Message.user("Read my note"), calls, failed, Message.user("And now?", [TEXT_FILE])]
+    contents = build_contents(history)
+    assert [c["role"] for c in contents] == ["user", "model", "user"]
+    assert [next(iter(p)) for p in contents[2]["parts"]] == ["functionResponse", "text", "text"]
+    assert contents[2]["parts"][1:] == [{"text": part} for part in user_parts(history[-1], limits_for("gemini", "gemini", ""))]
+    assert gemini_rules_refusal({"contents": contents}) is None
+
+    answered = assistant(TextBlock(text="It says hello."))
+    later = build_contents([*history, answered, Message.user("Thanks")])
+    assert [c["role"] for c in later] == ["user", "model", "user", "model", "user"]
+    assert gemini_rules_refusal({"contents": later}) is None
 
 
 def test_thinking_is_not_sent_as_text_and_only_signed_own_thoughts_go_back():

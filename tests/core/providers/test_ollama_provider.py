@@ -126,7 +126,7 @@ async def test_request_on_the_wire(loopback, make_provider):
     (sent,) = loopback.requests_to(CHAT)
     body = sent.json()
     assert sent.method == "POST" and "authorization" not in sent.headers
-    assert body["stream"] is True and body["think"] is True and body["options"] == {"num_predict": 500}
+    assert body["stream"] is True and body["think"] is True and body["options"] == {"num_predict": 500, "num_ctx": 8192}
     assert body["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
     assert body["tools"][0]["function"]["name"] == "web_search"
 

@@ -58,7 +58,7 @@ def test_body_has_system_first_stream_num_predict_and_no_tools_field():
         "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}],
         "stream": True,
         "think": False,
-        "options": {"num_predict": 321},
+        "options": {"num_predict": 321, "num_ctx": 8192},  # the smallest window asked for
     }
 
 

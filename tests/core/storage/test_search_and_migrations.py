@@ -159,7 +159,13 @@ def make_database(path, version):
         db.execute("PRAGMA user_version=6")
         db.commit()
         db.close()
-    assert version <= 6, "add a fixture for the new schema version here"
+    if version >= 7:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V7)
+        db.execute("PRAGMA user_version=7")
+        db.commit()
+        db.close()
+    assert version <= 7, "add a fixture for the new schema version here"
     return message
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from desktop_copilot.qt.transcript.view import TranscriptView
@@ -16,3 +16,16 @@ def show_view(qtbot, model: TranscriptModel, width: int = 600, height: int = 400
     qtbot.waitExposed(view)
     qtbot.waitUntil(lambda: view.testAttribute(Qt.WidgetAttribute.WA_Mapped))  # repaint() paints from here on
     return view
+
+
+def hotspot_point(view: TranscriptView, row: int, action: str) -> QPoint:
+    """Where (viewport coordinates) row `row` paints its hotspot `action` (scrolled into view first); for a whole-row
+    hotspot (a compaction marker's toggle) a point near its left end, clear of the buttons on its right."""
+    index = view.transcript.index(row, 0)
+    view.scrollTo(index)
+    view.viewport().repaint()
+    layout = view.delegate.layout(index)
+    part = layout.parts[0]
+    area = layout.part_rect(part, view.delegate.env.column(view.visualRect(index)))
+    inner = next(h for h in part.hotspots if h.action == action).rect.translated(area.topLeft())
+    return QPoint(inner.left() + 6, inner.center().y()) if inner.width() == area.width() else inner.center()

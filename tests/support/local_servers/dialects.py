@@ -94,6 +94,11 @@ class Dialect:
         """The answer to a request naming a model the server does not serve (None: it serves the request)."""
         return None
 
+    def overflow(self, tokens: int, window: int, max_tokens: int | None) -> ScriptedResponse | None:
+        """The server's answer to a request of `tokens` input tokens (asking for `max_tokens` more) when it was started
+        with a context of `window` tokens: its own error body when the request does not fit (None: it does)."""
+        return None
+
 
 class LlamaCpp(Dialect):
     """llama-server (tools/server): keys in nlohmann order, `system_fingerprint` = build, `timings` on the last chunk,
@@ -143,6 +148,17 @@ class LlamaCpp(Dialect):
 
     def error(self, status: int, message: str, type_: str, param: str | None = None) -> ScriptedResponse:
         return json_body({"error": {"code": status, "message": message, "type": type_}}, status, "application/json; charset=utf-8")
+
+    def overflow(self, tokens: int, window: int, max_tokens: int | None) -> ScriptedResponse | None:
+        """A prompt longer than the slot's context: 400 `exceed_context_size_error` with the counts (since PR #16486,
+        Oct 2025, also when streaming; the words of tools/server/server-context.cpp as of 2026, earlier "the request
+        exceeds the available context size, try increasing it"). Only the prompt is checked: generation stops at the
+        context's end."""
+        if tokens <= window:
+            return None
+        return json_body({"error": {"code": 400, "message": f"request ({tokens} tokens) exceeds the available context size ({window} tokens), "
+                                    "try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": tokens, "n_ctx": window}},
+                         400, "application/json; charset=utf-8")
 
     def refuse_tools(self, body: Json) -> ScriptedResponse | None:
         """Started with --no-jinja: oaicompat_chat_params_parse throws std::runtime_error, which ex_wrapper turns into
@@ -194,6 +210,20 @@ class Vllm(Dialect):
             return json_body({"object": "error", "message": message, "type": type_, "param": None, "code": status}, status)
         return super().error(status, message, type_, param)
 
+    def overflow(self, tokens: int, window: int, max_tokens: int | None) -> ScriptedResponse | None:
+        """A prompt longer than --max-model-len (the renderer's check, with the parameter note of recent versions), or
+        a prompt and `max_tokens` that do not fit together (serving_engine's check since v0.10): 400 BadRequestError
+        (vllm-project/vllm #33418, #33425, #20409)."""
+        if tokens > window:
+            return self.error(400, f"This model's maximum context length is {window} tokens. However, your request has {tokens} input "
+                              f"tokens. Please reduce the length of the input messages. (parameter=input_tokens, value={tokens})",
+                              "BadRequestError", "input_tokens")
+        if max_tokens is not None and tokens + max_tokens > window:
+            return self.error(400, f"'max_tokens' or 'max_completion_tokens' is too large: {max_tokens}. This model's maximum context "
+                              f"length is {window} tokens and your request has {tokens} input tokens ({max_tokens} > {window} - {tokens}).",
+                              "BadRequestError")
+        return None
+
     def refuse_tools(self, body: Json) -> ScriptedResponse | None:
         """Without --enable-auto-tool-choice and --tool-call-parser: `tools` without `tool_choice` defaults to "auto"
         (protocol validator), which serving_chat refuses with a 400 BadRequestError."""
@@ -243,6 +273,17 @@ class LmStudio(Dialect):
 
     def refuse_tools(self, body: Json) -> ScriptedResponse | None:
         return self.error(400, LMSTUDIO_TEMPLATE_ERROR) if body.get("tools") else None
+
+    def overflow(self, tokens: int, window: int, max_tokens: int | None) -> ScriptedResponse | None:
+        """A prompt the loaded context cannot hold: 400 with LM Studio's words (lmstudio-bug-tracker #237, #546; builds
+        of 2026 also say "The number of tokens to keep from the initial prompt is greater than the context length").
+        LM Studio's "truncate middle" policy cuts a long chat quietly while its start fits; this emulator stands for
+        the case it reports, the whole prompt being what it keeps."""
+        if tokens <= window:
+            return None
+        return self.error(400, f"Trying to keep the first {tokens} tokens when context the overflows. However, the model is loaded "
+                          f"with context length of only {window} tokens, which is not enough. Try to load the model with a larger "
+                          "context length, or provide a shorter input")
 
 
 DIALECTS: dict[str, type[Dialect]] = {d.kind: d for d in (LlamaCpp, Vllm, LmStudio)}

@@ -6,13 +6,15 @@ from __future__ import annotations
 import random
 import threading
 from collections import deque
-from collections.abc import Sequence
-from typing import Any, Literal, Self
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Literal
 
 from tests.support.local_servers.dialects import DIALECTS, Dialect, Json, compact_json, json_body
 from tests.support.local_servers.listings import Route, llamacpp_routes, llamacpp_unknown, lmstudio_routes, lmstudio_unknown, vllm_routes, vllm_unknown
 from tests.support.local_servers.script import LocalModel, Reply, ToolCall
-from tests.support.loopback import LoopbackServer, RecordedRequest, ScriptedResponse
+from tests.support.loopback import LoopbackServer, OnLoopback, RecordedRequest, ScriptedResponse
+from tests.support.rough_tokens import request_tokens
 
 Kind = Literal["lmstudio", "llamacpp", "vllm"]
 ToolsMode = Literal["native", "refuse"]
@@ -24,17 +26,21 @@ CHAT_PATHS = {"lmstudio": ("/v1/chat/completions", "/api/v0/chat/completions"),
 DEFAULT_MODEL = {"lmstudio": "qwen/qwen3-8b", "llamacpp": "Qwen3-8B-Q4_K_M.gguf", "vllm": "Qwen/Qwen3-8B"}
 
 
-class LocalServer:
+class LocalServer(OnLoopback):
     """An emulated local model server. `tools="refuse"` is llama-server without --jinja, vLLM without
     --enable-auto-tool-choice / --tool-call-parser, or an LM Studio model whose template cannot render tools.
     `reasoning="field"` puts thinking in the server's reasoning field(s) (`reasoning_fields` overrides which: vLLM
     wrote `reasoning_content` until PR #27752 (Oct 2025), both until PR #33402 (Jan 2026), `reasoning` since); `"tags"` streams it inside
     `<think>…</think>` in `content`; `"none"` is a server that separates nothing and a model that does not think.
-    Every request is recorded in `.requests`, refused ones included; a refusal does not use up a scripted reply."""
+    Every request is recorded in `.requests`, refused ones included; a refusal does not use up a scripted reply.
+    `window`: the context the model was loaded with, in tokens counted roughly (tests/support/rough_tokens.py); a
+    request over it gets the server's own overflow error, and replies report the counted prompt tokens. `respond`:
+    answers a request (its JSON body) when no reply is scripted."""
 
     def __init__(self, kind: Kind, models: Sequence[LocalModel | str] = (), *, tools: ToolsMode = "native",
                  reasoning: ReasoningMode = "field", reasoning_fields: Sequence[str] | None = None, jit: bool = True,
-                 flat_errors: bool = False, seed: int = 0) -> None:
+                 flat_errors: bool = False, seed: int = 0, window: int | None = None,
+                 respond: Callable[[Json], Reply] | None = None) -> None:
         if kind not in DIALECTS:
             raise ValueError(f"unknown local server kind {kind!r}")
         self.kind = kind
@@ -44,6 +50,8 @@ class LocalServer:
         dialect_kw = {"flat_errors": flat_errors} if kind == "vllm" else {}
         self.dialect: Dialect = DIALECTS[kind](self.models, random.Random(seed), **dialect_kw)
         self.reasoning_fields = tuple(reasoning_fields or self.dialect.reasoning_fields)
+        self.window = window
+        self.respond = respond
         self.loading = False
         """llama-server only: answer 503 "Loading model" on every path, /health included, as while the model loads."""
         self._replies: deque[Reply] = deque()
@@ -51,25 +59,7 @@ class LocalServer:
         self._routes, self._unknown = self._build_routes(jit)
         self._loopback = LoopbackServer(default=self._serve)
 
-    # --- lifecycle ------------------------------------------------------------------------
-
-    def start(self) -> Self:
-        self._loopback.start()
-        return self
-
-    def stop(self) -> None:
-        self._loopback.stop()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        """http://127.0.0.1:<port>, without /v1."""
-        return self._loopback.url
+    # --- lifecycle (start, stop, `with`, `url` without /v1: OnLoopback) ------------------------
 
     @property
     def base_url(self) -> str:
@@ -130,10 +120,20 @@ class LocalServer:
         refusal = self.dialect.reject_model(body) or (self.dialect.refuse_tools(body) if self.tools == "refuse" else None)
         if refusal is not None:
             return refusal
+        tokens = request_tokens("chat_completions", body)
+        if self.window is not None:
+            asked = body.get("max_completion_tokens") or body.get("max_tokens")
+            overflow = self.dialect.overflow(tokens, self.window, asked if isinstance(asked, int) else None)
+            if overflow is not None:
+                return overflow
         with self._lock:
             scripted = self._replies.popleft() if self._replies else None
+        if scripted is None and self.respond is not None:
+            scripted = self.respond(body)
         if scripted is None:
             return self.dialect.error(500, f"{self.kind} emulator: no reply was scripted for this request", "server_error")
+        if self.window is not None:
+            scripted = replace(scripted, prompt_tokens=tokens)
         if body.get("stream"):
             return self._stream(body, scripted)
         return json_body(self._completion(body, scripted))

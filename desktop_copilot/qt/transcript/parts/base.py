@@ -28,9 +28,10 @@ class Hotspot:
     rect: QRect
     action: str
     """What a click does: "decide" (this call), "decide_all" (every waiting call of the message), "show_all",
-    "copy_code" (a code block's Copy button)."""
+    "copy_code" (a code block's Copy button), "toggle_compaction", "undo_compaction", "open_origin" (parts/compaction)."""
     value: str = ""
-    """The decision for "decide" and "decide_all"; the code block's number in the part for "copy_code"."""
+    """The decision for "decide" and "decide_all"; the code block's number in the part for "copy_code"; the compaction's
+    or the conversation's id."""
     label: str = ""
 
 
@@ -49,6 +50,8 @@ class CardState:
     """(owner, action, value) of the Copy button that has just copied: it says "Copied" for a moment."""
     images: OrderedDict[tuple[str, int], Any] = field(default_factory=OrderedDict)
     """Decoded result thumbnails (QImage, or None for one that could not be shown), least recently used first."""
+    current_marker: str = ""
+    """The compaction whose marker was clicked last: Enter opens or closes it while the transcript has the focus."""
 
 
 @dataclass(slots=True)

@@ -1,0 +1,56 @@
+"""Old tool results trimmed in requests: a result older than the last few turns goes to the model as its head and tail
+with a note of what was left out; the conversation's own messages (the card, the database, exports) keep it whole."""
+
+from __future__ import annotations
+
+from desktop_copilot.core.conversation.models import Message, Role, ToolCallBlock
+
+KEEP_TURNS = 4
+"""Turns (a user message and the replies after it) whose tool results go whole, counted from the end."""
+RESULT_LIMIT = 2_000
+"""Characters of an older result sent whole; a longer one is cut to about this much."""
+HEAD_SHARE = 2 / 3
+"""How much of the excerpt is the result's start (the rest is its end)."""
+NOTE = "\n\n[… {left:,} characters of this result were left out of the request; the full result is in the conversation]\n\n"
+
+
+def trim_old_tool_results(messages: list[Message], keep_turns: int = KEEP_TURNS, limit: int = RESULT_LIMIT) -> list[Message]:
+    """`messages` as a request sends them: each tool call older than the last `keep_turns` turns whose result (as the
+    model would get it) is over `limit` characters carries a head-and-tail excerpt in `model_result`, on a copy of its
+    message; every other message is the same object, and none is changed."""
+    starts = [i for i, message in enumerate(messages) if message.role is Role.USER]
+    if len(starts) <= keep_turns:
+        return messages
+    boundary = starts[-keep_turns] if keep_turns > 0 else len(messages)
+    trimmed = list(messages)
+    for index in range(boundary):
+        message = messages[index]
+        if message.role is not Role.ASSISTANT:
+            continue
+        blocks = [_trimmed(block, limit) if isinstance(block, ToolCallBlock) else block for block in message.blocks]
+        if any(new is not old for new, old in zip(blocks, message.blocks, strict=True)):
+            trimmed[index] = message.model_copy(update={"blocks": blocks})
+    return trimmed
+
+
+def excerpt(text: str, limit: int = RESULT_LIMIT) -> str:
+    """The head and tail of `text` within about `limit` characters, cut at line ends where one is near, with a note
+    of how many characters were left out between them."""
+    head_size = int(limit * HEAD_SHARE)
+    head = text[:head_size]
+    newline = head.rfind("\n")
+    if newline > head_size * 0.8:
+        head = head[:newline]
+    tail = text[len(text) - (limit - head_size):]
+    newline = tail.find("\n")
+    if 0 <= newline < len(tail) * 0.2:
+        tail = tail[newline + 1:]
+    return head + NOTE.format(left=len(text) - len(head) - len(tail)) + tail
+
+
+def _trimmed(call: ToolCallBlock, limit: int) -> ToolCallBlock:
+    """`call` itself when its result is short enough (or it has none), else a copy carrying the excerpt."""
+    text = call.model_result if call.model_result is not None else call.result
+    if text is None or len(text) <= limit or not call.status.finished:
+        return call
+    return call.model_copy(update={"model_result": excerpt(text, limit)})
