@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.approval.decisions import Approver
 from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
 from desktop_copilot.core.content.attachments import check_sendable
-from desktop_copilot.core.context.compaction import plan_compaction
-from desktop_copilot.core.context_keeper import CompactionSettings, ContextKeeper
 from desktop_copilot.core.conversation.history import live_compactions, sendable_history
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message, Role
 from desktop_copilot.core.providers.attachment_limits import Attachment, limits_for
@@ -25,6 +24,9 @@ from desktop_copilot.core.runtime import MissingModelError, RunResources, Runtim
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
+
+if TYPE_CHECKING:  # compaction's modules load at the first request, not at start-up
+    from desktop_copilot.core.context_keeper import ContextKeeper
 
 TITLE_CHARS = 60
 NEW_CHAT_INTRO = "Summary of the conversation “{title}”, which this one continues:\n\n{summary}"
@@ -225,6 +227,9 @@ class ChatSession:
         """Compact the older turns now (Compact now): all but the last few, what the user undid included. `emit` gets
         the ContextCompacted; None when nothing is before the turns always sent whole."""
         self.ensure_history()
+        from desktop_copilot.core.context.compaction import plan_compaction  # compaction's modules load at first use
+        from desktop_copilot.core.context_keeper import CompactionSettings
+
         keep_turns = CompactionSettings.of(self.runtime.settings).keep_turns
         if plan_compaction(self.conversation.messages, self.conversation.compactions, keep_turns, respect_undone=False) is None:
             return None
@@ -266,6 +271,8 @@ class ChatSession:
         return new
 
     def _keeper(self, run: RunResources, emit: Emit, options: RunOptions | None = None) -> ContextKeeper:
+        from desktop_copilot.core.context_keeper import ContextKeeper  # loaded at the first request, not at start-up
+
         return ContextKeeper(self.runtime, self.conversation, options or self.options(run.provider_id), run.provider, emit,
                              [tool.spec() for tool in run.tools])
 

@@ -115,3 +115,16 @@ def make_window(qtbot, qasync_loop):
     for window, store in made:
         run_async(qtbot, window.controller.aclose())
         store.close()
+
+
+@pytest.fixture
+def dark(qapp):
+    """The dark theme switched on for one test (and off again after it)."""
+    from desktop_copilot.qt.common.theme import DEFAULT_THEME
+    from desktop_copilot.qt.common.theme_switch import current_theme, install_theme_switch, theme_switch
+
+    installed = install_theme_switch(qapp, "dark")
+    yield installed
+    if (switch := theme_switch()) is not None:
+        switch.close()
+    assert current_theme() is DEFAULT_THEME

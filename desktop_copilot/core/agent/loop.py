@@ -17,7 +17,6 @@ from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.agent.execution import ToolExecutor
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS
-from desktop_copilot.core.context.compaction import overflow_words
 from desktop_copilot.core.context.trimming import trim_old_tool_results
 from desktop_copilot.core.conversation.history import is_refused, sendable_history
 from desktop_copilot.core.conversation.models import Compaction, Message, MessageStatus, ToolCallBlock, ToolCallStatus
@@ -161,6 +160,8 @@ class AgentLoop:
             if not retried and await self.context.after_overflow(earlier):
                 retried, request = True, self._request(earlier)
                 continue
+            from desktop_copilot.core.context.compaction import overflow_words
+
             overflow.message = overflow_words(overflow.message, compacted=retried)
             self._apply(message, overflow)
             return

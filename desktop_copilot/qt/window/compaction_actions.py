@@ -10,7 +10,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_copilot.core.chat import NothingToDoError
-from desktop_copilot.core.context.summary import SummaryFailedError
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.models import Compaction, Conversation
 from desktop_copilot.qt.transcript.parts.compaction import marker_text
@@ -83,6 +82,8 @@ class CompactionActions(QObject):
                 controller.on_event(event)
 
         async def run(_emit, _confirm_loop) -> None:
+            from desktop_copilot.core.context.summary import SummaryFailedError  # compaction's modules load at first use
+
             try:
                 made = await controller.session.new_chat_from_summary(here)
             except SummaryFailedError as exc:

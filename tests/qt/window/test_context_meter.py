@@ -16,7 +16,6 @@ from desktop_copilot.core.conversation.models import Compaction, Conversation, M
 from desktop_copilot.core.profiles.stored import ModelOverride, facts_key
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.qt.common.theme import DARK_THEME, DEFAULT_THEME
-from desktop_copilot.qt.common.theme_switch import current_theme, install_theme_switch, theme_switch
 from desktop_copilot.qt.window.composer import Composer
 from desktop_copilot.qt.window.context_meter import level_of, short_tokens
 from tests.qt.conftest import send_and_wait
@@ -176,14 +175,6 @@ def test_an_unknown_window_shows_a_dash(qtbot, make_window):
     assert meter.text().endswith("/ —") and meter.level == "normal" and meter.bar.fraction == 0
     assert "not known" in meter.toolTip()
 
-
-@pytest.fixture
-def dark(qapp):
-    installed = install_theme_switch(qapp, "dark")
-    yield installed
-    if (switch := theme_switch()) is not None:
-        switch.close()
-    assert current_theme() is DEFAULT_THEME
 
 
 def test_the_dark_theme_colours_the_meter(qtbot, make_window, dark):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QToolButton
@@ -15,8 +14,7 @@ from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.assistants import Assistant, AssistantLibrary
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
-from desktop_copilot.qt.common.theme import DARK_THEME, DEFAULT_THEME
-from desktop_copilot.qt.common.theme_switch import current_theme, install_theme_switch, theme_switch
+from desktop_copilot.qt.common.theme import DARK_THEME
 from desktop_copilot.qt.settings.styles import settings_style_sheet
 from desktop_copilot.qt.window.generation_options import GenerationDialog
 from desktop_copilot.qt.window.system_prompt import start_from_assistant
@@ -132,14 +130,6 @@ def test_settings_assistants_page_edits_them(qtbot):
     assert (entry["temperature"], entry["top_p"]) == (0.45, None)
     assert AssistantLibrary.in_folder(runtime.paths.config_dir).get(mine.id).new_conversation().temperature == 0.45
 
-
-@pytest.fixture
-def dark(qapp):
-    installed = install_theme_switch(qapp, "dark")
-    yield installed
-    if (switch := theme_switch()) is not None:
-        switch.close()
-    assert current_theme() is DEFAULT_THEME
 
 
 def _luminance(colour: QColor) -> float:
