@@ -24,10 +24,17 @@ from desktop_copilot.core.providers.streaming import KEPT, HttpFailure, StreamFa
 
 log = logging.getLogger(__name__)
 
-REFUSES_TOOLS = re.compile(r"tool|function[ _-]?call|jinja", re.IGNORECASE)
-"""What an error says when the server will not take `tools`: "tools param requires --jinja flag" (llama.cpp), "\"auto\"
-tool choice requires --enable-auto-tool-choice and --tool-call-parser" (vLLM), "does not support tools" (Ollama's
-compatible API), "Model does not support function calling" (LM Studio, gateways)."""
+REFUSES_TOOLS = re.compile(
+    r"does not support (tools|tool use|function calling|functions)|tools? (are|is) not supported|"
+    r"function calling is not (supported|enabled)|--jinja|enable-auto-tool-choice|tool-call-parser|"
+    r"no endpoints found that support tool use|not supported (for|with) tools|rendering prompt with jinja template",
+    re.IGNORECASE)
+"""What an error says when the server will not take `tools` at all: "tools param requires --jinja flag" (llama.cpp),
+"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser" (vLLM), "does not support tools"
+(Ollama's compatible API), "No endpoints found that support tool use" (OpenRouter), "Model does not support function
+calling" (gateways), and LM Studio's "Error rendering prompt with jinja template" for a template that cannot render
+tools. An error about the tools or the history sent (a bad tool name, a `tool` message out of place) is
+no refusal: the request is not sent again as text."""
 REFUSAL_STATUSES = frozenset({400, 404, 422, 500, 501})
 
 

@@ -276,7 +276,7 @@ class ChatCompletionsEventMapper:
     def _on_delta(self, delta: dict[str, Any]) -> list[ev.Event]:
         events: list[ev.Event] = []
         if reasoning := text_of(delta.get("reasoning_content")) or text_of(delta.get("reasoning")):
-            events += self.parts.thinking(reasoning)
+            events += self.reader.flush() + self.parts.thinking(reasoning)  # held-back content first, in its place
         if text := text_of(delta.get("content")):
             events += self.reader.feed(text)
         if text := text_of(delta.get("refusal")):

@@ -302,10 +302,15 @@ class StreamingProvider:
                     return
                 continue
             events: list[ev.Event] = []
-            for frame in reader.feed(chunk):
-                events += self.map_frame(mapper, *(frame if sse else ("", frame)))
-                if mapper.drained:
-                    break
+            try:
+                for frame in reader.feed(chunk):
+                    events += self.map_frame(mapper, *(frame if sse else ("", frame)))
+                    if mapper.drained:
+                        break
+            except StreamFault:  # what the chunk gave before the fault is the reply's too
+                if events:
+                    yield events
+                raise
             if events:
                 yield events
         if mapper.drained or not self.reads_unterminated_frame:

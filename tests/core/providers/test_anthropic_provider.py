@@ -249,6 +249,16 @@ OVERLOADED = {
 
 
 @pytest.mark.asyncio
+async def test_text_before_an_error_event_in_the_same_network_chunk_is_kept(loopback, make_provider):
+    """The whole body in one chunk: the deltas before the error event are the reply's, as when they come apart."""
+    loopback.enqueue(MESSAGES, sse_response(b"".join(anthropic_sse([*PARTIAL, OVERLOADED]))))
+    events = await collect(make_provider(loopback))
+    message = fold(events)
+    assert message.text == "Hello there," and message.status is MessageStatus.FAILED
+    assert "partial reply was kept" in events[-1].message
+
+
+@pytest.mark.asyncio
 async def test_sse_error_event_mid_stream_keeps_partial_text(loopback, make_provider):
     """Built stream: no real recording of an Anthropic mid-stream error exists (SOURCES.md)."""
     loopback.enqueue(MESSAGES, sse_response([*PARTIAL, OVERLOADED]))

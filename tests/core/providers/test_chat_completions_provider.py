@@ -364,3 +364,21 @@ async def test_agent_loop_tool_round_trip_with_parallel_calls(loopback, make_pro
         {"role": "tool", "tool_call_id": "call_Nob2SzTcxIjro1HvSBPQS6XG", "content": "6"},
     ]
     assert [h.provider for h in history[1:]] == ["openai", "openai"]
+
+
+@pytest.mark.parametrize("words, refusal", [
+    ("tools param requires --jinja flag", True),
+    ('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', True),
+    ("registry.ollama.ai/library/gemma3:1b does not support tools", True),
+    ("No endpoints found that support tool use.", True),
+    ("messages with role 'tool' must be a response to a preceeding message with 'tool_calls'", False),
+    ("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'", False),
+    ("Invalid 'tools[0].function.name': string does not match pattern", False),
+])
+def test_only_a_refusal_of_tools_sends_them_as_text(words, refusal):
+    """An error about the tools or the history sent is no refusal: the model is not marked a text-tools model."""
+    from desktop_copilot.core.providers.chat_completions_provider import refuses_tools
+    from desktop_copilot.core.providers.streaming import HttpFailure
+
+    request = make_request(tools=[ToolSpec("calc", "Add.", {"type": "object", "properties": {}})])
+    assert refuses_tools(request, HttpFailure(400, {}, {"error": {"message": words, "type": "invalid_request_error"}})) is refusal

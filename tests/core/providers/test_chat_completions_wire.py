@@ -248,3 +248,12 @@ def test_other_choices_and_chunks_after_the_finish_are_ignored():
     chunks.insert(-1, chat_chunk({"content": "late"}))
     text = "".join(e.text for e in feed_all(ChatCompletionsEventMapper(), chunks) if isinstance(e, ev.TextDelta))
     assert text == "A"
+
+
+def test_reasoning_after_held_back_content_comes_after_it():
+    """A model thinking in tags may send content first: what the reader held back goes out before the thinking."""
+    mapper = ChatCompletionsEventMapper(thinks_in_tags=True)
+    events = [*mapper.feed(chat_chunk({"content": "Hello"})), *mapper.feed(chat_chunk({"reasoning_content": "second thought"})),
+              *mapper.feed(chat_chunk({"content": " Bye"}, finish_reason="stop")), *mapper.finish()]
+    starts = [type(e).__name__ for e in events if isinstance(e, ev.TextStart | ev.ThinkingStart)]
+    assert starts == ["TextStart", "ThinkingStart", "TextStart"]

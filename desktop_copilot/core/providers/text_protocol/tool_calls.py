@@ -66,7 +66,8 @@ class CallScanner:
     def takes_plain(self, text: str) -> bool:
         """Whether `text` can be given out as it is, unscanned (no tag can start in it; most deltas): if so it is
         noted for the code state to catch up on later."""
-        if self._state == _TEXT and not self._pending and "<" not in text and (not self._lax or self._no_fence_in(text)):
+        if (self._state == _TEXT and not self._pending and "<" not in text and not self._splits_a_run(text)
+                and not (self._lax and "``" in text)):
             self._deferred.append(text)
             return True
         return False
@@ -77,10 +78,10 @@ class CallScanner:
         self._catch_up()
         return self._run(text, final=False)
 
-    def _no_fence_in(self, text: str) -> bool:
-        """Whether no run of backticks that could open or close a fence is in `text` (nor across its start)."""
-        return "``" not in text and not text.endswith("`") and not (self._deferred and self._deferred[-1].endswith("`")
-                                                                     and text.startswith("`"))
+    def _splits_a_run(self, text: str) -> bool:
+        """Whether a run of backticks may go on across the end of `text` or began before its start (the catch-up reads
+        the deferred text as final, so a run cut in two would be read as two)."""
+        return text.endswith("`") or (text.startswith("`") and bool(self._deferred) and self._deferred[-1].endswith("`"))
 
     def _catch_up(self) -> None:
         """Bring the code state up to the end of the text given out unscanned (inline spans and line starts)."""

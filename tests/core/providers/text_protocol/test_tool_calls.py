@@ -199,3 +199,15 @@ def test_a_held_back_prefix_that_is_no_tag_is_released():
 def test_blank_text_between_calls_opens_no_text_part():
     replay = read([f"\n{HERMES}\n\n  \n{BARE_INVOKE}\n"])
     assert shapes(replay.message) == [SEARCH, ("call", "calc", {"x": 3.5}, "invoke")]
+
+
+@pytest.mark.parametrize("lax_json", [False, True])
+def test_a_fence_whose_backticks_are_split_across_deltas_still_hides_a_call_shown_in_it(lax_json):
+    """A run of backticks cut between two deltas is one run: the call shown inside the fence stays text."""
+    shown = 'Example:\n```xml\n<tool_call>{"name": "get", "arguments": {}}</tool_call>\n```\nThat is all.'
+    at = shown.index("```") + 1
+    for pieces in (["Example:\n`", shown[at:]], [shown[:at], shown[at:at + 1], shown[at + 1:]]):
+        reader = TextReader(Parts(), think_tags=False, tool_names=["get"], lax_json=lax_json)
+        events = [e for piece in pieces for e in reader.feed(piece)] + reader.finish()
+        assert not [e for e in events if isinstance(e, ev.ToolCallStart)], pieces
+        assert "".join(e.text for e in events if isinstance(e, ev.TextDelta)) == shown
