@@ -1,4 +1,4 @@
-"""Command-line entry point: `desktop-copilot` opens the window; `ask`, `keys`, `mcp` and `models` work without Qt.
+"""Command-line entry point: `desktop-copilot` opens the window; `ask`, `history`, `keys`, `mcp` and `models` work without Qt.
 Each command logs to the profile's log file (`--debug` or DESKTOP_COPILOT_LOG=debug for more)."""
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(DEBUG_FLAG, action="store_true", help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from desktop_copilot.app import ask, keys_cli, mcp_cli, models_cli
+    from desktop_copilot.app import ask, history_cli, keys_cli, mcp_cli, models_cli
 
     ask.add_parser(commands)
+    history_cli.add_parser(commands)
     keys_cli.add_parser(commands)
     mcp_cli.add_parser(commands)
     models_cli.add_parser(commands)

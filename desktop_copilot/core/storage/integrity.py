@@ -6,6 +6,9 @@ import sqlite3
 import time
 from pathlib import Path
 
+#: SQLITE_BUSY and SQLITE_LOCKED: another process holds the file; that is not damage.
+_IN_USE_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
 
 class DamagedDatabaseError(RuntimeError):
     """The database failed its integrity check; it was renamed aside (see `kept_at`)."""
@@ -18,7 +21,7 @@ class DamagedDatabaseError(RuntimeError):
 
 
 def integrity_problem(path: Path) -> str | None:
-    """None when the file is absent or passes `PRAGMA quick_check`; else what is wrong."""
+    """None when the file is absent, busy in another process or passes `PRAGMA quick_check`; else what is wrong."""
     if not path.exists() or path.stat().st_size == 0:
         return None
     try:
@@ -26,6 +29,8 @@ def integrity_problem(path: Path) -> str | None:
             result = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
         db.close()
     except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", None) in _IN_USE_CODES:
+            return None
         return str(exc)
     return None if result == ["ok"] else "; ".join(result[:3])
 
