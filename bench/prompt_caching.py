@@ -3,7 +3,7 @@
 One user question, then ten tool rounds: each reply calls a tool whose result is a few thousand tokens, and each
 request resends the growing history (11 requests; the last one gets the answer). Each request is built by the real
 request builder (`anthropic_wire.build_params`, which places the `cache_control` breakpoints, from the history the
-agent loop sends: `sendable_history` then `trim_old_tool_results`) and billed as Anthropic bills it:
+agent loop sends: `sent_messages`) and billed as Anthropic bills it:
 
 - without caching (no breakpoints, as before): every prompt token at the input price;
 - with caching: the longest prefix a previous request wrote, found at a breakpoint or within the 20 blocks before one,
@@ -29,8 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from desktop_copilot.core.context.tokens import estimate_tokens
-from desktop_copilot.core.context.trimming import trim_old_tool_results
-from desktop_copilot.core.conversation.history import sendable_history
+from desktop_copilot.core.context.trimming import sent_messages
 from desktop_copilot.core.conversation.models import Message, MessageStatus, Role, TextBlock, ToolCallBlock, ToolCallStatus, Usage
 from desktop_copilot.core.providers.anthropic_cache import MIN_CACHEABLE_TOKENS, breakpoints
 from desktop_copilot.core.providers.anthropic_wire import build_params
@@ -159,7 +158,7 @@ def run(model: str, rounds: int, result_tokens: int) -> tuple[list[tuple[Bill, B
     plain_store: dict[str, int] = {}
     rows, most = [], 0
     for history in conversation(rounds, result_tokens):
-        request = ProviderRequest(model=model, messages=trim_old_tool_results(sendable_history(history)), system=SYSTEM,
+        request = ProviderRequest(model=model, messages=sent_messages(history), system=SYSTEM,
                                   tools=TOOLS, max_tokens=8_000)
         params = build_params(request)
         most = max(most, breakpoints(params))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 import pytest_asyncio
@@ -26,6 +27,17 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("DESKTOP_COPILOT_HOME", str(tmp_path_factory.mktemp("home")))
     for name in _ISOLATED_VARS:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _uncalibrated():
+    """Every test starts with no token calibration learned and no weights held (core/context: both are per process,
+    and any run of the agent loop learns from the usage its replies report)."""
+    yield
+    if "desktop_copilot.core.context.budget" in sys.modules:
+        sys.modules["desktop_copilot.core.context.budget"].forget()
+    if "desktop_copilot.core.context.tokens" in sys.modules:
+        sys.modules["desktop_copilot.core.context.tokens"].forget_calibration()
 
 
 @pytest.fixture

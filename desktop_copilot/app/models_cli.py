@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_copilot.core.profiles.known_models import TAKEN
 from desktop_copilot.core.profiles.profile import ModelFacts, ModelProfile
 from desktop_copilot.core.profiles.resolve import resolve_profile
-from desktop_copilot.core.profiles.stored import override_for, reported_for, with_reported
+from desktop_copilot.core.profiles.stored import facts_key, override_for, reported_for, with_reported
 
 if TYPE_CHECKING:
     from desktop_copilot.core.provider_table import ProviderSpec
@@ -89,8 +89,10 @@ async def _models(args: argparse.Namespace) -> int:
 
 def profile_of(runtime: Runtime, spec: ProviderSpec, reported: ModelFacts) -> ModelProfile:
     overrides = runtime.settings.model_overrides if runtime.settings is not None else {}
+    learned = runtime.settings.learned_tools if runtime.settings is not None else {}
     return resolve_profile(spec.id, spec.wire, reported.id, override=override_for(overrides, spec.id, reported.id),
-                           reported=reported, local=spec.local, reads_pdfs=spec.pdfs)
+                           reported=reported, learned_tools=learned.get(facts_key(spec.id, reported.id)),
+                           local=spec.local, reads_pdfs=spec.pdfs)
 
 
 # --- live: ask each provider, cache what it reported ---------------------------------------------------------------

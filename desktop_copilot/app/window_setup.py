@@ -107,6 +107,7 @@ def start_on_first_use(window: MainWindow) -> None:
 async def _run_until_closed(window: MainWindow, closed: asyncio.Future) -> None:
     await closed
     await window.controller.aclose()
+    await window.background.aclose()
     # Readers left before their end (an HTTP stream read up to a reply's last line) are closed while the loop still
     # runs: closed later by the garbage collector, their cleanup would await on a loop that is gone.
     await asyncio.get_running_loop().shutdown_asyncgens()

@@ -106,11 +106,13 @@ class ChatSession:
         """The only tools this conversation offers (its assistant chose them); None: those switched on in Settings."""
         return None if self.conversation.tools is None else set(self.conversation.tools)
 
-    def options(self, provider_id: str) -> RunOptions:
+    def options(self, provider_id: str, model: str | None = None) -> RunOptions:
+        """How a request to `provider_id` is made: its `model` (None: the conversation's), limits, sampling and the
+        model's profile."""
         config = self.runtime.config
         if self.conversation.thinking_budget is not None:  # the conversation's own thinking (0: off), else Settings'
             config = replace(config, thinking_budget=self.conversation.thinking_budget or None)
-        model = self.model_for(provider_id)
+        model = model or self.model_for(provider_id)
         max_tokens, thinking_budget = config.request_limits(model)
         profile = self.runtime.profile(provider_id, model)
         return RunOptions(
@@ -153,23 +155,27 @@ class ChatSession:
             self.conversation.model = model
         return run
 
-    def check_attachments(self, provider_id: str, attachments: Sequence[Attachment] = ()) -> None:
+    def check_attachments(self, provider_id: str, attachments: Sequence[Attachment] = (), model: str | None = None) -> None:
         """Raise AttachmentError when `attachments`, or all of the conversation's with them, do not fit the model
-        the next message goes to (core.providers.attachment_limits)."""
+        the next message goes to (or `model`; core.providers.attachment_limits)."""
         spec = self.runtime.spec(provider_id)
-        limits = limits_for(spec.id, spec.wire, self.model_for(provider_id), spec.label)
+        limits = limits_for(spec.id, spec.wire, model or self.model_for(provider_id), spec.label)
         check_sendable(sendable_history(self.conversation.messages, self.conversation.compactions), attachments, limits)
 
     async def _send(self, run: RunResources, text: str, emit: Emit, confirm_loop: ConfirmLoop | None,
                     attachments: Sequence[Attachment] = ()) -> ev.RunFinished:
-        if not self.conversation.title:
-            self.conversation.title = title_from(text if text.strip() or not attachments else attachments[0].name)
         if not self.conversation.provider or not self.conversation.model:
             self.conversation.model = self.model_for(run.provider_id)
             self.conversation.provider = run.provider_id
+        return await self._run(run, emit, confirm_loop, self.append_user_message(text, attachments))
+
+    def append_user_message(self, text: str, attachments: Sequence[Attachment] = ()) -> ev.MessageCreated:
+        """Append the user's message (titling a new conversation by it); the event that tells it, to be recorded."""
+        if not self.conversation.title:
+            self.conversation.title = title_from(text if text.strip() or not attachments else attachments[0].name)
         user = Message.user(text, attachments)
         self.conversation.messages.append(user)
-        return await self._run(run, emit, confirm_loop, ev.MessageCreated(message=user, message_id=user.id))
+        return ev.MessageCreated(message=user, message_id=user.id)
 
     async def regenerate(self, emit: Emit, confirm_loop: ConfirmLoop | None = None) -> ev.RunFinished:
         """Replace the replies after the last user message with a new one; the old replies are
@@ -223,27 +229,33 @@ class ChatSession:
             self.store.save_message(self.conversation.id, seq, message)
         emit(ev.HistoryChanged(anchor=restored.anchor, archived_ids=archived, current=list(restored.messages)))
 
-    async def compact_now(self, emit: Emit) -> Compaction | None:
-        """Compact the older turns now (Compact now): all but the last few, what the user undid included. `emit` gets
-        the ContextCompacted; None when nothing is before the turns always sent whole."""
+    async def compact_now(self, emit: Emit, *, after_overflow: bool = False) -> Compaction | None:
+        """Compact the older turns now (Compact now): all but the last few, what the user undid included; after an
+        overflow (`after_overflow`), all but the current turn when nothing is before those, as the retry after one
+        does. `emit` gets the ContextCompacted; None when nothing is left to compact."""
         self.ensure_history()
         from desktop_copilot.core.context.compaction import plan_compaction  # compaction's modules load at first use
-        from desktop_copilot.core.context_keeper import CompactionSettings
+        from desktop_copilot.core.context_keeper import CompactionSettings, overflow_plan
 
         keep_turns = CompactionSettings.of(self.runtime.settings).keep_turns
-        if plan_compaction(self.conversation.messages, self.conversation.compactions, keep_turns, respect_undone=False) is None:
+        messages, compactions = self.conversation.messages, self.conversation.compactions
+        plan = (overflow_plan(messages, compactions, keep_turns) if after_overflow
+                else plan_compaction(messages, compactions, keep_turns, respect_undone=False))
+        if plan is None:
             return None
         run = await self._prepare()
         recorder, forward = self._recording(emit)
         try:
-            return await self._keeper(run, forward).compact(self.conversation.messages, respect_undone=False)
+            return await self._keeper(run, forward).compact(plan)
         finally:
             recorder.flush()
 
     def undo_compaction(self, compaction_id: str, emit: Emit) -> None:
         """Send a compaction's messages whole again (a compaction it took over applies again); `emit` gets the
         CompactionUndone. NothingToDoError when it is not in effect."""
-        compaction = next((c for c in live_compactions(self.conversation.compactions) if c.id == compaction_id), None)
+        self.ensure_history()
+        live = live_compactions(self.conversation.compactions, self.conversation.messages)
+        compaction = next((c for c in live if c.id == compaction_id), None)
         if compaction is None:
             raise NothingToDoError("That compaction is not in effect in this conversation.")
         compaction.undone = True

@@ -5,27 +5,28 @@ out with a notice. Each compaction is told on the event stream (ContextCompacted
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop_copilot.core.agent.loop import Emit, RunOptions
 from desktop_copilot.core.config.app_config import DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS
-from desktop_copilot.core.context.compaction import (
-    CompactionPlan,
-    dropped_compaction,
-    plan_compaction,
-    stretch_tokens,
-    summary_compaction,
+from desktop_copilot.core.context.budget import ContextBreakdown, measure
+from desktop_copilot.core.context.compaction import CompactionPlan, dropped_compaction, plan_compaction, summary_compaction
+from desktop_copilot.core.context.summary import (
+    SUMMARY_MAX_TOKENS,
+    SUMMARY_SYSTEM,
+    SummaryFailedError,
+    collect_summary,
+    fitting,
+    summary_prompt,
 )
-from desktop_copilot.core.context.summary import SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM, SummaryFailedError, collect_summary, summary_prompt
 from desktop_copilot.core.context.tokens import estimate_tokens
-from desktop_copilot.core.context.trimming import trim_old_tool_results
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.conversation.history import compacted_ranges, sendable_history
+from desktop_copilot.core.conversation.history import compacted_ranges
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message
+from desktop_copilot.core.profiles.profile import ModelProfile
 from desktop_copilot.core.providers.base import Provider, ProviderRequest, ToolSpec
 
 if TYPE_CHECKING:
@@ -54,6 +55,34 @@ class CompactionSettings:
         return cls(settings.compact_at, settings.keep_turns, settings.summariser_provider, settings.summariser_model)
 
 
+def overflow_plan(history: Sequence[Message], compactions: Sequence[Compaction], keep_turns: int) -> CompactionPlan | None:
+    """What is compacted after the provider found a request too large (the automatic retry, and Compact now after it):
+    all but the last `keep_turns` turns, what the user undid included, or all but the current turn when nothing is
+    before them. None when not even that leaves anything to compact."""
+    return (plan_compaction(history, compactions, keep_turns, respect_undone=False)
+            or plan_compaction(history, compactions, 1, respect_undone=False))
+
+
+@dataclass(frozen=True, slots=True)
+class Summariser:
+    """Who writes a summary: the provider and model, and what its profile allows."""
+
+    provider: Provider
+    provider_id: str
+    model: str
+    profile: ModelProfile
+
+    @property
+    def max_tokens(self) -> int:
+        return min(SUMMARY_MAX_TOKENS, self.profile.output_limit.value)
+
+    @property
+    def room(self) -> int:
+        """Tokens of the summary request's message it reads: its share of the window, less its reply and system prompt."""
+        return (int(self.profile.context_window.value * SUMMARY_INPUT_SHARE) - self.max_tokens
+                - estimate_tokens(SUMMARY_SYSTEM, self.provider_id))
+
+
 class ContextKeeper:
     """The agent loop's RequestContext for one conversation: `compactions` are the conversation's own list, which
     each new compaction joins (after it is emitted nothing else changes)."""
@@ -66,7 +95,7 @@ class ContextKeeper:
         self.provider = provider
         self.emit = emit
         self.settings = CompactionSettings.of(runtime.settings)
-        self._tools_tokens = estimate_tokens(json.dumps([asdict(tool) for tool in tools]), options.provider) if tools else 0
+        self.tools = tuple(tools)
 
     @property
     def compactions(self) -> list[Compaction]:
@@ -76,35 +105,43 @@ class ContextKeeper:
         """The model's context window in tokens, from its profile."""
         return self.runtime.profile(self.options.provider, self.options.model).context_window.value
 
-    def request_tokens(self, history: list[Message]) -> int:
-        """About how large the next request is: what it sends of `history` (as the agent loop's request does), the
-        system prompt and the tools, and the output it reserves."""
-        provider = self.options.provider
-        sent = stretch_tokens(trim_old_tool_results(sendable_history(history, self.compactions)), provider)
-        return sent + estimate_tokens(self.options.system or "", provider) + self._tools_tokens + self.options.max_tokens
+    def request_size(self, history: list[Message]) -> ContextBreakdown:
+        """The request the agent loop makes next with `history`, as the window's meter counts it (one count,
+        core/context/budget.py): what the provider reported of the last reply's request, estimates of what came after
+        it, the system prompt and tools, and the output reserved (the calibration learns from the reports on the way)."""
+        conversation = self.conversation
+        if history is not conversation.messages:
+            conversation = conversation.model_copy(update={"messages": history})
+        return measure(conversation, window=self.window(), output_reserve=self.options.max_tokens, system=self.options.system,
+                       tools=self.tools, provider=self.options.provider, next_message=False)
 
     async def before_request(self, history: list[Message]) -> None:
-        """Compact first when the request would pass `compact_at` of the window (what the user undid stays whole)."""
-        if self.request_tokens(history) > self.settings.compact_at * self.window():
-            await self.compact(history, respect_undone=True)
+        """Compact first while the request would pass `compact_at` of the window (what the user undid stays whole)."""
+        while self.request_size(history).total > self.settings.compact_at * self.window():
+            plan = plan_compaction(history, self.compactions, self.settings.keep_turns, respect_undone=True)
+            if plan is None:
+                return
+            await self.compact(plan)
 
     async def after_overflow(self, history: list[Message]) -> bool:
-        """The provider found the request too large: compact all but the last turns, or all but the current one when
-        nothing is before them. True when something was compacted (the request is worth sending again)."""
-        compaction = await self.compact(history, respect_undone=False)
-        if compaction is None and self.settings.keep_turns > 1:
-            compaction = await self.compact(history, respect_undone=False, keep_turns=1)
-        return compaction is not None
-
-    async def compact(self, history: list[Message], *, respect_undone: bool, keep_turns: int | None = None) -> Compaction | None:
-        """Compact the oldest stretch `plan_compaction` finds, emit ContextCompacted and return it; None when there is
-        nothing to compact. A summary that fails leaves the stretch out instead, with a notice."""
-        plan = plan_compaction(history, self.compactions, keep_turns or self.settings.keep_turns, respect_undone=respect_undone)
+        """The provider found the request too large: compact what `overflow_plan` finds. True when something was
+        compacted (the request is worth sending again)."""
+        plan = overflow_plan(history, self.compactions, self.settings.keep_turns)
         if plan is None:
-            return None
+            return False
+        await self.compact(plan)
+        return True
+
+    async def compact(self, plan: CompactionPlan) -> Compaction:
+        """Compact the plan's stretch, as far as the summariser reads it whole (`fitting`: the rest waits for the next
+        compaction); emit ContextCompacted and return it. A summary that fails leaves the stretch out instead, with a
+        notice."""
         try:
-            summary, tokens, provider_id, model = await self.summarise(plan)
-            compaction = summary_compaction(plan, summary, provider=provider_id, model=model, summary_tokens=tokens)
+            summariser = await self._summariser()
+            fitted = fitting(plan, summariser.room, summariser.provider_id)
+            summary, tokens = await self.summarise(fitted, summariser)
+            compaction = summary_compaction(fitted, summary, provider=summariser.provider_id, model=summariser.model,
+                                            summary_tokens=tokens)
         except Exception as exc:  # noqa: BLE001 - whatever failed, the conversation goes on without those messages
             reason = str(exc) or type(exc).__name__
             log.warning("no summary could be made of %d messages: %s", len(plan.fresh), reason)
@@ -122,35 +159,34 @@ class ContextKeeper:
         fresh = [m for i, m in enumerate(messages) if i not in covered]
         if not fresh and not ranges:
             raise SummaryFailedError("the conversation has no messages to summarise")
-        summary, *_ = await self.summarise(CompactionPlan(list(messages), fresh, [c for *_, c in ranges]))
+        summary, _ = await self.summarise(CompactionPlan(list(messages), fresh, [c for *_, c in ranges]), await self._summariser())
         return summary
 
-    async def summarise(self, plan: CompactionPlan) -> tuple[str, int, str, str]:
-        """(summary, its tokens as reported or 0, provider id, model) of the plan's messages."""
-        provider, provider_id, model = await self._summariser()
-        profile = self.runtime.profile(provider_id, model)
-        max_tokens = min(SUMMARY_MAX_TOKENS, profile.output_limit.value)
-        room = int(profile.context_window.value * SUMMARY_INPUT_SHARE) - max_tokens - estimate_tokens(SUMMARY_SYSTEM, provider_id)
-        request = ProviderRequest(model=model, messages=[Message.user(summary_prompt(plan, provider_id, room))],
-                                  provider=provider_id, system=SUMMARY_SYSTEM, max_tokens=max_tokens,
-                                  thinks_in_tags=profile.thinking.value == "think_tags", sampling=profile.sampling.value)
-        summary, tokens = await collect_summary(provider.stream(request))
-        return summary, tokens, provider_id, model
+    async def summarise(self, plan: CompactionPlan, summariser: Summariser) -> tuple[str, int]:
+        """(summary, its tokens as reported or 0) of the plan's messages by `summariser`."""
+        profile = summariser.profile
+        request = ProviderRequest(model=summariser.model, provider=summariser.provider_id, system=SUMMARY_SYSTEM,
+                                  messages=[Message.user(summary_prompt(plan, summariser.provider_id, summariser.room))],
+                                  max_tokens=summariser.max_tokens, thinks_in_tags=profile.thinking.value == "think_tags",
+                                  sampling=profile.sampling.value)
+        return await collect_summary(summariser.provider.stream(request))
 
-    async def _summariser(self) -> tuple[Provider, str, str]:
+    async def _summariser(self) -> Summariser:
         """The summariser chosen in Settings, else (or when it cannot be used) the conversation's provider and model."""
         own = (self.provider, self.options.provider, self.options.model)
         wanted, model = self.settings.summariser_provider, self.settings.summariser_model
-        if not wanted and not model:
-            return own
-        try:
-            provider_id = self.runtime.provider_id(wanted or self.options.provider)
-            model = model or self.runtime.spec(provider_id).default_model
-            if provider_id == self.options.provider:
-                return self.provider, provider_id, model
-            run = await self.runtime.prepare_run(provider_id, set())  # its key only: no tools are offered
-            return run.provider, provider_id, model
-        except Exception as exc:  # noqa: BLE001 - a summariser without its key or gone from the table: the conversation's own
-            log.warning("the summariser %s/%s cannot be used (%s); the conversation's model writes the summary",
-                        wanted, model, exc)
-            return own
+        chosen = own
+        if wanted or model:
+            try:
+                provider_id = self.runtime.provider_id(wanted or self.options.provider)
+                model = model or self.runtime.spec(provider_id).default_model
+                if provider_id == self.options.provider:
+                    chosen = (self.provider, provider_id, model)
+                else:
+                    run = await self.runtime.prepare_run(provider_id, set())  # its key only: no tools are offered
+                    chosen = (run.provider, provider_id, model)
+            except Exception as exc:  # noqa: BLE001 - a summariser without its key or gone from the table: the conversation's own
+                log.warning("the summariser %s/%s cannot be used (%s); the conversation's model writes the summary",
+                            wanted, model, exc)
+        provider, provider_id, model = chosen
+        return Summariser(provider, provider_id, model, self.runtime.profile(provider_id, model))

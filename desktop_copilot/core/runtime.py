@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -15,7 +14,7 @@ from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.profiles.profile import ModelFacts, ModelProfile, ToolProtocol
-from desktop_copilot.core.profiles.stored import ReportedFacts, facts_key, stored_profile
+from desktop_copilot.core.profiles.stored import facts_key, stored_profile
 from desktop_copilot.core.provider_table import PROVIDERS, ProviderSpec, base_url, custom_spec, provider_spec
 from desktop_copilot.core.providers.factory import create_provider, default_deadlines
 from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
@@ -169,27 +168,34 @@ class Runtime:
 
     def profile(self, provider_id: str, model: str) -> ModelProfile:
         """What `model` at `provider_id` can do, each figure with its source: the user's override in Settings ▸ Model profiles,
-        what the provider reported (cached in settings.json), the shipped table, else a guess."""
+        the tool protocol its server showed, what the provider reported (both kept in settings.json), the shipped table,
+        else a guess."""
         settings = self.settings
         if settings is None:
             return stored_profile(self.spec(provider_id), model, {}, {})
-        return stored_profile(self.spec(provider_id), model, settings.model_overrides, settings.model_facts)
+        return stored_profile(self.spec(provider_id), model, settings.model_overrides, settings.model_facts,
+                              settings.learned_tools)
 
     def remember_tool_protocol(self, provider_id: str, model: str, protocol: ToolProtocol) -> None:
-        """A model showed which tool protocol it takes (a server refused native tools): kept with what its provider
-        reported, so the next run (another `ask` too) sends its tools that way at once."""
+        """A model showed which tool protocol it takes (a server refused native tools): kept in settings.json under its
+        own key (a refresh of the model list replaces what the provider reported, not this), written over the file as
+        it is now (another process may have saved since this one read it), so the next run (another `ask` too) sends
+        its tools that way at once."""
         if self.settings is None:
             return
         key = facts_key(provider_id, model)
-        known = self.settings.model_facts.get(key)
-        learned = known.model_copy(update={"tools": protocol}) if known is not None else \
-            ReportedFacts(tools=protocol, reported_by="the server", fetched_at=datetime.now(timezone.utc))
-        self.settings = self.settings.model_copy(update={"model_facts": {**self.settings.model_facts, key: learned}})
-        if self.settings_file is not None:
-            try:
-                self.settings_file.save(self.settings)
-            except Exception:  # noqa: BLE001 - kept for this process; the next one learns it again
-                log.warning("could not keep what %s/%s showed about its tools", provider_id, model, exc_info=True)
+        self.settings = self.settings.model_copy(update={"learned_tools": {**self.settings.learned_tools, key: protocol}})
+        file = self.settings_file
+        if file is None:
+            return
+        try:
+            saved = file.load()
+            if file.problem:  # build_runtime warned about the file; it is not overwritten
+                return
+            saved.learned_tools = {**saved.learned_tools, key: protocol}
+            file.save(saved)
+        except Exception:  # noqa: BLE001 - kept for this process; the next one learns it again
+            log.warning("could not keep what %s/%s showed about its tools", provider_id, model, exc_info=True)
 
     async def running_models(self, provider_id: str, timeout: float = PROBE_TIMEOUT) -> list[str] | None:
         """The models a (local) provider lists within `timeout` seconds, None when it does not: one quiet probe,

@@ -17,9 +17,9 @@ from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.agent.execution import ToolExecutor
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS
-from desktop_copilot.core.context.trimming import trim_old_tool_results
-from desktop_copilot.core.conversation.history import is_refused, sendable_history
-from desktop_copilot.core.conversation.models import Compaction, Message, MessageStatus, ToolCallBlock, ToolCallStatus
+from desktop_copilot.core.context.trimming import sent_messages
+from desktop_copilot.core.conversation.history import is_refused
+from desktop_copilot.core.conversation.models import Compaction, Message, MessageStatus, ToolCallBlock, ToolCallStatus, now
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
 from desktop_copilot.core.tools.base import Tool, ToolContext
 from desktop_copilot.core.tools.hooks import ToolHook
@@ -144,8 +144,8 @@ class AgentLoop:
 
     async def _stream(self, history: list[Message], message: Message, request: ProviderRequest) -> None:
         """Stream the reply into `message` (the last of `history`). A request the provider found larger than the
-        context window, refused before anything arrived, is compacted and sent once more; failing again, its error
-        says what to do."""
+        context window, refused before anything arrived, is compacted and sent once more (the reply dated anew: the
+        usage it reports counts the compaction, core/context/budget.py); failing again, its error says what to do."""
         retried = False
         while True:
             overflow: ev.Error | None = None
@@ -159,6 +159,7 @@ class AgentLoop:
             earlier = history[:-1]
             if not retried and await self.context.after_overflow(earlier):
                 retried, request = True, self._request(earlier)
+                message.created_at = now()  # a reply is dated by its request: this one counts the compaction just made
                 continue
             from desktop_copilot.core.context.compaction import overflow_words
 
@@ -169,7 +170,7 @@ class AgentLoop:
     def _request(self, history: list[Message]) -> ProviderRequest:
         return ProviderRequest(
             model=self.options.model,
-            messages=trim_old_tool_results(sendable_history(history, self.context.compactions if self.context is not None else ())),
+            messages=sent_messages(history, self.context.compactions if self.context is not None else ()),
             provider=self.options.provider,
             system=self.options.system,
             tools=[tool.spec() for tool in self.tools],

@@ -15,7 +15,8 @@ from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS, DEFAULT_T
 from desktop_copilot.core.config.app_config import DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS
 from desktop_copilot.core.usage.pricing import ModelPrice
 from desktop_copilot.core.providers.deadlines import StreamDeadlines
-from desktop_copilot.core.profiles.stored import ModelOverride, ReportedFacts, valid_entries
+from desktop_copilot.core.profiles.profile import ToolProtocol
+from desktop_copilot.core.profiles.stored import ModelOverride, ReportedFacts, valid_entries, valid_learned
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +98,17 @@ class Settings(BaseModel):
     """"provider/model" -> the figures the user set for that model (Settings ▸ Model profiles), over all others (core/profiles/)."""
     model_facts: dict[str, ReportedFacts] = Field(default_factory=dict)
     """"provider/model" -> what the provider's model list reported of that model, and when."""
+    learned_tools: dict[str, ToolProtocol] = Field(default_factory=dict)
+    """"provider/model" -> the tool protocol its server showed the model takes (it refused native tools): kept apart
+    from `model_facts`, which each refresh of the model list replaces (core/runtime.py remembers it)."""
     language: str = "auto"
     """The interface language: "auto" (the system locale), "en" or "zh_CN"; read at start-up (desktop_copilot/i18n)."""
     theme: str = "auto"
     """Light or dark: "auto" (the system's colour scheme), "light" or "dark"; applied live (qt/common/theme_switch.py)."""
+    side_by_side_models: list[str] = Field(default_factory=list)
+    """"provider/model" of each model last asked at once (Ask several models), offered ticked the next time."""
+    desktop_notifications: bool = True
+    """Whether a reply finishing or waiting for approval in a conversation not on screen shows a desktop notification."""
     first_byte_timeout: float | None = Field(default=None, gt=0)
     """Seconds a provider may take before its response begins, then the reply fails with Retry offered; None: the
     provider's default (core/providers/deadlines.py: 60 s, a local Ollama 300 s)."""
@@ -195,6 +203,11 @@ class Settings(BaseModel):
         """A model's facts the file got wrong are dropped with a warning, not the whole settings file."""
         kind = ModelOverride if info.field_name == "model_overrides" else ReportedFacts
         return valid_entries(value, kind, info.field_name)
+
+    @field_validator("learned_tools", mode="before")
+    @classmethod
+    def _valid_learned_tools_only(cls, value: Any) -> Any:
+        return valid_learned(value)
 
     @field_serializer("disabled_tools", "disabled_providers")
     def _sorted(self, value: set[str]) -> list[str]:

@@ -24,11 +24,15 @@ from desktop_copilot.core.context.tokens import (
     tool_result_weight,
     tool_spec_weight,
 )
-from desktop_copilot.core.context.trimming import trim_old_tool_results
-from desktop_copilot.core.conversation.history import sendable_history, written_by
+from desktop_copilot.core.context.trimming import sent_messages
+from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message, Role, TextBlock
 from desktop_copilot.core.provider_table import spec_of
 
+LEAST_PLAUSIBLE = 0.25
+"""A reported input under this share of the estimate of its request, however small, cannot be the same request's count
+(a server or an emulator that reports a fixed figure): the history is estimated instead. (A report far above the
+estimate is plausible: Anthropic adds a few hundred tokens of its own when tools are offered.)"""
 SLACK = 2_000
 """A reported input farther from the estimate of the same request than tokens.COMPARABLE allows, by more than SLACK
 tokens, is not trusted as the history's size (a local server that did not count its cached prompt): the history is estimated instead."""
@@ -79,14 +83,16 @@ class ContextBreakdown:
 
 def measure(conversation: Conversation, *, window: int, output_reserve: int = 0, system: str | None = None,
             tools: Sequence[ToolLike] = (), draft: str = "", attachments: Sequence[Any] = (),
-            provider: str | None = None) -> ContextBreakdown:
+            provider: str | None = None, next_message: bool = True) -> ContextBreakdown:
     """The next request of `conversation` to `provider` (None: Anthropic) with the user's `draft` and its
     `attachments` (image, PDF and text-file blocks), the `system` prompt and `tools` offered, against `window` with
-    `output_reserve` kept for the reply. Learns the provider's calibration from the last reported usage on the way."""
+    `output_reserve` kept for the reply. `next_message` False: the request the history makes as it stands (the agent
+    loop's next one, a tool round's too), with no message of the user's to come. Learns the provider's calibration
+    from the last reported usage on the way."""
     provider = provider or "anthropic"
     with _lock:
         prompt_weight = text_weight(system or "") + _tools_weight(tools)
-        history, exact = _counter(conversation.id).history(conversation, provider, prompt_weight)
+        history, exact = _counter(conversation.id).history(conversation, provider, prompt_weight, next_message)
         system_and_tools = round(prompt_weight * factor(provider))
         attached = _attachments_tokens(attachments, provider)
     typed = estimate_tokens(draft, provider)
@@ -102,11 +108,6 @@ def measure(conversation: Conversation, *, window: int, output_reserve: int = 0,
 _NEXT = Message(id="msg_next_request", role=Role.USER, blocks=[TextBlock(text="")])
 """Stands for the message about to be written: the history is sent as it will be with it (no Continue request, old
 tool results trimmed as they will be)."""
-
-
-def sent_messages(messages: list[Message], compactions: Sequence[Compaction]) -> list[Message]:
-    """What a request made now with `messages` sends of them, as the agent loop makes it."""
-    return trim_old_tool_results(sendable_history(messages, compactions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,15 +149,15 @@ class _HistoryCounter:
         self.weights[message.id] = (message.revision, id(message), weight)
         return weight
 
-    def history(self, conversation: Conversation, provider: str, prompt_weight: float) -> tuple[int, int]:
+    def history(self, conversation: Conversation, provider: str, prompt_weight: float, next_message: bool = True) -> tuple[int, int]:
         """(the history's tokens in the next request, how many of them the provider reported). Weighed again only when
         the conversation, the provider or its calibration changed; the system prompt and tools only move the split."""
         messages = conversation.messages
         last = messages[-1] if messages else None
         key = (len(messages), id(last), last.id if last else "", last.revision if last else -1, provider, factor(provider),
-               tuple((c.id, c.undone, c.kind, len(c.summary)) for c in conversation.compactions))
+               tuple((c.id, c.undone, c.kind, len(c.summary)) for c in conversation.compactions), next_message)
         if key != self.key:
-            sent = sent_messages([*messages, _NEXT], conversation.compactions)
+            sent = sent_messages([*messages, _NEXT] if next_message else messages, conversation.compactions)
             if sent and sent[-1] is _NEXT:
                 sent.pop()
             originals = {id(message) for message in messages}
@@ -189,7 +190,8 @@ class _HistoryCounter:
     def _anchor(self, sent: list[Message], weights: list[Weight], conversation: Conversation, provider: str,
                 prompt_weight: float, originals: set[int]) -> _Anchor | None:
         """The last reply of `provider` whose reported input can stand for everything before it: the same provider's
-        tokenizer, no compaction since that changed what is sent, and near enough to the estimate of its request
+        tokenizer, no compaction since its request was sent (a reply sent again after an overflow's compaction is
+        dated anew) that changed what is sent, and near enough to the estimate of its request
         (from which its provider's calibration learns, once)."""
         tried = 0
         for index in range(len(sent) - 1, -1, -1):
@@ -204,13 +206,16 @@ class _HistoryCounter:
             if (tried := tried + 1) > CANDIDATES:
                 return None
             if any(not c.undone and c.created_at > reply.created_at for c in conversation.compactions):
-                return None  # it counted messages that are sent as a summary now; so did every reply before it
+                return None  # its request (sent when the reply was dated, core/agent/loop.py) counted messages that are
+                # sent as a summary now; so did every reply before it
             text_weight_then, fixed = self._request_of(reply, conversation, originals)
             text = round((prompt_weight + text_weight_then) * factor(provider))
             estimated = text + fixed
             if _counted_summaries(sent, weights, conversation, reply, provider, reported, estimated):
                 return None
-            if abs(reported - estimated) > SLACK and not COMPARABLE[0] <= reported / max(1, estimated) <= COMPARABLE[1]:
+            ratio = reported / max(1, estimated)
+            if ratio < LEAST_PLAUSIBLE or (
+                    abs(reported - estimated) > SLACK and not COMPARABLE[0] <= ratio <= COMPARABLE[1]):
                 continue
             if reply.id not in _calibrated and text >= CALIBRATE_FROM:
                 calibrate(provider, text, reported - fixed)

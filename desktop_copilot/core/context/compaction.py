@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from desktop_copilot.core.context.overflow import OVERFLOW_WORDS
 from desktop_copilot.core.context.tokens import estimate_tokens, message_tokens
-from desktop_copilot.core.conversation.history import DROPPED_NOTE, compacted_ranges
-from desktop_copilot.core.conversation.models import Compaction, Message, Role
+from desktop_copilot.core.conversation.history import DROPPED_NOTE, compacted_ranges, turn_starts
+from desktop_copilot.core.conversation.models import Compaction, Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +25,10 @@ class CompactionPlan:
         """Only the fresh messages, taking nothing over (what a dropped compaction covers: older summaries stay)."""
         return CompactionPlan(self.fresh, self.fresh)
 
-
-def turn_starts(messages: Sequence[Message]) -> list[int]:
-    """Where each turn begins: a user message (or a run of them) followed by the replies and tool rounds that answer
-    it. Tool results live on the call blocks of the reply, so a turn never ends between a call and its result."""
-    return [i for i, m in enumerate(messages) if m.role is Role.USER and (i == 0 or messages[i - 1].role is not Role.USER)]
+    def ending_at(self, count: int) -> CompactionPlan:
+        """Only the first `count` fresh messages (a turn begins after them): the rest waits for the next compaction."""
+        left = len(self.fresh) - count
+        return CompactionPlan(self.messages[: len(self.messages) - left], self.fresh[:count], self.replaces)
 
 
 def plan_compaction(messages: Sequence[Message], compactions: Sequence[Compaction], keep_turns: int, *,

@@ -10,7 +10,7 @@ from desktop_copilot.core.context.compaction import CompactionPlan
 from desktop_copilot.core.context.tokens import estimate_tokens
 from desktop_copilot.core.context.trimming import excerpt
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.conversation.history import is_refused
+from desktop_copilot.core.conversation.history import is_refused, turn_starts
 from desktop_copilot.core.conversation.models import (
     DocumentBlock,
     ImageBlock,
@@ -39,16 +39,36 @@ class SummaryFailedError(Exception):
     """The summary request failed, stalled or came back empty; the message says why."""
 
 
+PROMPT_WORDS = 40
+"""Tokens of the summary prompt's own words around the transcript, at most."""
+
+
 def summary_prompt(plan: CompactionPlan, provider: str | None = None, max_tokens: int | None = None) -> str:
     """The user message of the summary request: the summaries it takes over, then the fresh messages as a transcript,
-    cut in the middle with a note when it would pass `max_tokens`."""
-    parts = [f"Summary of the part before (already compacted):\n\n{c.summary.strip()}" for c in plan.replaces]
+    cut in the middle with a note when it would pass `max_tokens` (`fitting` keeps a compaction's plan within it; only
+    a single turn longer than that, or a whole conversation's summary, is cut)."""
+    parts = _taken_over(plan)
     transcript = render_messages(plan.fresh)
     if max_tokens is not None:
         transcript = _fit(transcript, max(1000, max_tokens - sum(estimate_tokens(p, provider) for p in parts)), provider)
     parts.append(f"The conversation{' after it' if plan.replaces else ''}:\n\n{transcript}")
     parts.append("Write the summary of all of the above now.")
     return "\n\n".join(parts)
+
+
+def fitting(plan: CompactionPlan, max_tokens: int, provider: str | None = None) -> CompactionPlan:
+    """`plan` ended at the last turn start whose summary prompt stays within `max_tokens` (the summariser's room), so
+    the summariser reads every word of what the compaction claims; the turns after it wait for the next compaction.
+    At least the first turn (one longer than the room alone is cut in the middle by `summary_prompt`)."""
+    room = max_tokens - PROMPT_WORDS - sum(estimate_tokens(part, provider) for part in _taken_over(plan))
+    ends = [start for start in turn_starts(plan.fresh) if start > 0] + [len(plan.fresh)]
+    used, done, end = 0, 0, ends[0]
+    for boundary in ends:
+        used += sum(estimate_tokens(render_messages([message]), provider) for message in plan.fresh[done:boundary])
+        if used > room:
+            break
+        done = end = boundary
+    return plan if end == len(plan.fresh) else plan.ending_at(end)
 
 
 def render_messages(messages: Sequence[Message]) -> str:
@@ -103,6 +123,11 @@ async def collect_summary(events: AsyncIterable[ev.Event]) -> tuple[str, int]:
     if not summary:
         raise SummaryFailedError("the summary came back empty")
     return summary, output_tokens
+
+
+def _taken_over(plan: CompactionPlan) -> list[str]:
+    """The prompt's parts that carry the summaries the plan takes over."""
+    return [f"Summary of the part before (already compacted):\n\n{c.summary.strip()}" for c in plan.replaces]
 
 
 def _fit(text: str, max_tokens: int, provider: str | None) -> str:

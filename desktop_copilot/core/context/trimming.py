@@ -1,9 +1,14 @@
-"""Old tool results trimmed in requests: a result older than the last few turns goes to the model as its head and tail
-with a note of what was left out; the conversation's own messages (the card, the database, exports) keep it whole."""
+"""What a request sends of a conversation (`sent_messages`: the agent loop's requests, the meter and compaction count
+the same), with old tool results trimmed: a result older than the last few turns goes to the model as its head and
+tail with a note of what was left out; the conversation's own messages (the card, the database, exports) keep it
+whole."""
 
 from __future__ import annotations
 
-from desktop_copilot.core.conversation.models import Message, Role, ToolCallBlock
+from collections.abc import Sequence
+
+from desktop_copilot.core.conversation.history import sendable_history, turn_starts
+from desktop_copilot.core.conversation.models import Compaction, Message, Role, ToolCallBlock
 
 KEEP_TURNS = 4
 """Turns (a user message and the replies after it) whose tool results go whole, counted from the end."""
@@ -14,11 +19,17 @@ HEAD_SHARE = 2 / 3
 NOTE = "\n\n[… {left:,} characters of this result were left out of the request; the full result is in the conversation]\n\n"
 
 
+def sent_messages(history: list[Message], compactions: Sequence[Compaction] = ()) -> list[Message]:
+    """What a request made now with `history` sends of it: as `sendable_history` has it (compactions, refusals,
+    Continue), old tool results trimmed."""
+    return trim_old_tool_results(sendable_history(history, compactions))
+
+
 def trim_old_tool_results(messages: list[Message], keep_turns: int = KEEP_TURNS, limit: int = RESULT_LIMIT) -> list[Message]:
     """`messages` as a request sends them: each tool call older than the last `keep_turns` turns whose result (as the
     model would get it) is over `limit` characters carries a head-and-tail excerpt in `model_result`, on a copy of its
     message; every other message is the same object, and none is changed."""
-    starts = [i for i, message in enumerate(messages) if message.role is Role.USER]
+    starts = turn_starts(messages)
     if len(starts) <= keep_turns:
         return messages
     boundary = starts[-keep_turns] if keep_turns > 0 else len(messages)

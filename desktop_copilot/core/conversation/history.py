@@ -4,7 +4,7 @@ partial reply (Continue)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from desktop_copilot.core.conversation.models import Compaction, Message, Role, TextBlock
 
@@ -47,24 +47,57 @@ def sendable_history(history: list[Message], compactions: Sequence[Compaction] =
     return kept
 
 
-def live_compactions(compactions: Sequence[Compaction]) -> list[Compaction]:
-    """The compactions requests apply: neither undone nor taken over by another one that is not undone."""
-    taken_over = {replaced for c in compactions if not c.undone for replaced in c.replaces}
-    return [c for c in compactions if not c.undone and c.id not in taken_over]
+def turn_starts(messages: Sequence[Message]) -> list[int]:
+    """Where each turn begins: a user message (or a run of them) followed by the replies and tool rounds that answer
+    it. Tool results live on the call blocks of the reply, so a turn never ends between a call and its result."""
+    return [i for i, m in enumerate(messages) if m.role is Role.USER and (i == 0 or messages[i - 1].role is not Role.USER)]
+
+
+def span(compaction: Compaction, position: Mapping[str, int]) -> tuple[int, int] | None:
+    """(first, last) of `compaction`'s messages in a history (`position`: each message id's index there), or None when
+    they are not all in it (edited away or regenerated: the compaction no longer applies)."""
+    first, last = position.get(compaction.first_message_id), position.get(compaction.last_message_id)
+    return None if first is None or last is None or first > last else (first, last)
+
+
+def taken_over(compactions: Sequence[Compaction], position: Mapping[str, int] | None = None) -> set[str]:
+    """The ids of the compactions another one took over: one that is not undone and whose messages are all in the
+    history (`position`, as for `span`; None: every one is taken to be) put their summaries into its own."""
+    return {replaced for c in compactions if not c.undone and (position is None or span(c, position) is not None)
+            for replaced in c.replaces}
+
+
+def live_compactions(compactions: Sequence[Compaction], history: Sequence[Message] | None = None) -> list[Compaction]:
+    """The compactions requests apply: neither undone nor taken over by another one in effect; with `history`, only
+    those whose messages are all in it (None: every one is taken to be)."""
+    return [c for c, _ in _live(compactions, None if history is None else _positions(history))]
 
 
 def compacted_ranges(history: Sequence[Message], compactions: Sequence[Compaction]) -> list[tuple[int, int, Compaction]]:
     """(first, last, compaction) of each live compaction whose messages are all in `history`, by position (last
     included), oldest first; where two overlap (a compaction undone under a live one), the newer one wins."""
-    position = {message.id: index for index, message in enumerate(history)}
     found: list[tuple[int, int, Compaction]] = []
-    for compaction in sorted(live_compactions(compactions), key=lambda c: c.created_at, reverse=True):
-        first, last = position.get(compaction.first_message_id), position.get(compaction.last_message_id)
-        if first is None or last is None or first > last:
-            continue  # its messages were edited away or regenerated: it no longer applies
+    for compaction, (first, last) in sorted(_live(compactions, _positions(history)), key=lambda c: c[0].created_at, reverse=True):
         if all(last < start or first > end for start, end, _ in found):
             found.append((first, last, compaction))
     return sorted(found, key=lambda item: item[0])
+
+
+def _positions(history: Sequence[Message]) -> dict[str, int]:
+    return {message.id: index for index, message in enumerate(history)}
+
+
+def _live(compactions: Sequence[Compaction], position: Mapping[str, int] | None) -> list[tuple[Compaction, tuple[int, int]]]:
+    """Each live compaction with its span (with `position` None: every one, spanning (0, 0))."""
+    gone = taken_over(compactions, position)
+    live = []
+    for compaction in compactions:
+        if compaction.undone or compaction.id in gone:
+            continue
+        where = (0, 0) if position is None else span(compaction, position)
+        if where is not None:
+            live.append((compaction, where))
+    return live
 
 
 def stand_in(compaction: Compaction) -> Message:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from desktop_copilot.core.profiles.known_models import Family, known_family
-from desktop_copilot.core.profiles.profile import FACT_FIELDS, Figure, ModelFacts, ModelProfile, ThinkingStyle
+from desktop_copilot.core.profiles.profile import FACT_FIELDS, Figure, ModelFacts, ModelProfile, ThinkingStyle, ToolProtocol
 from desktop_copilot.core.provider_table import Wire
 
 LOCAL_CONTEXT_GUESS = 4096
@@ -16,6 +16,9 @@ CLOUD_OUTPUT_GUESS = 8192
 ANTHROPIC_OUTPUT_GUESS = 32_000
 """Every Claude since 4 accepts at least this many output tokens (providers/base.py sends it by default)."""
 GUESS = "a guess"
+LEARNED_TOOLS: dict[str, str] = {"text": "learned: the server refused native tools",
+                                 "native": "learned: the server took native tools"}
+"""The note of a tool protocol the server showed (core/runtime.py remembers it)."""
 
 
 def carried_thinking(style: ThinkingStyle, wire: Wire, *, local: bool) -> ThinkingStyle:
@@ -85,15 +88,19 @@ def _default(name: str, wire: Wire, local: bool, reads_pdfs: bool, thinking: Thi
 
 
 def resolve_profile(provider: str, wire: Wire, model: str, *, override: ModelFacts | None = None,
-                    reported: ModelFacts | None = None, local: bool = False, reads_pdfs: bool = False) -> ModelProfile:
+                    reported: ModelFacts | None = None, learned_tools: ToolProtocol | None = None, local: bool = False,
+                    reads_pdfs: bool = False) -> ModelProfile:
     """The profile of `model` at `provider` (speaking `wire`; `local`: a model server on the user's machine;
-    `reads_pdfs`: the provider takes PDFs). Each figure comes from `override` (the user's), else `reported` (the
-    provider's model list), else the shipped table, else a default marked a guess."""
+    `reads_pdfs`: the provider takes PDFs). Each figure comes from `override` (the user's), else `learned_tools` for
+    the tool protocol (what the server showed: it refused native tools), else `reported` (the provider's model list),
+    else the shipped table, else a default marked a guess."""
     family = known_family(model)
     figures: dict[str, Figure[Any]] = {}
     for name in FACT_FIELDS:
         if override is not None and (value := getattr(override, name)) is not None:
             figures[name] = Figure(value, "user", "set in Settings")
+        elif name == "tools" and learned_tools is not None:
+            figures[name] = Figure(learned_tools, "provider", LEARNED_TOOLS[learned_tools])
         elif reported is not None and (value := getattr(reported, name)) is not None:
             figures[name] = Figure(value, "provider", f"reported by {reported.reported_by or provider}")
         elif family is not None and (figure := _from_table(family, name, wire, local, reads_pdfs)) is not None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer
 
-from desktop_copilot.core.profiles.profile import FACT_FIELDS, ModelFacts, ModelProfile, ThinkingStyle, ToolProtocol
+from desktop_copilot.core.profiles.profile import FACT_FIELDS, TOOL_PROTOCOLS, ModelFacts, ModelProfile, ThinkingStyle, ToolProtocol
 from desktop_copilot.core.profiles.resolve import resolve_profile
 
 if TYPE_CHECKING:
@@ -114,11 +114,27 @@ def override_for(overrides: Mapping[str, ModelOverride], provider: str, model: s
     return found.facts(model) if found is not None else None
 
 
+def valid_learned(value: Any) -> dict[str, ToolProtocol]:
+    """The entries of settings.json's `learned_tools` that are "provider/model" keys with a tool protocol; each other
+    entry is dropped with a warning."""
+    if not isinstance(value, Mapping):
+        if value is not None:
+            log.warning("settings.json: learned_tools is not an object and is ignored")
+        return {}
+    kept = {key: protocol for key, protocol in value.items()
+            if isinstance(key, str) and split_facts_key(key) is not None and protocol in TOOL_PROTOCOLS}
+    if len(kept) != len(value):
+        log.warning("settings.json: %d entries of learned_tools are not provider/model and a tool protocol; they are "
+                    "ignored", len(value) - len(kept))
+    return kept
+
+
 def stored_profile(spec: ProviderSpec, model: str, overrides: Mapping[str, ModelOverride],
-                   reported: Mapping[str, ReportedFacts]) -> ModelProfile:
-    """The profile of `model` at `spec` from what settings.json keeps (the user's `overrides`, what providers
-    `reported`), then the shipped table, then a guess."""
-    cached = reported.get(facts_key(spec.id, model))
+                   reported: Mapping[str, ReportedFacts], learned: Mapping[str, ToolProtocol] | None = None) -> ModelProfile:
+    """The profile of `model` at `spec` from what settings.json keeps (the user's `overrides`, the tool protocol
+    `learned` from its server, what providers `reported`), then the shipped table, then a guess."""
+    key = facts_key(spec.id, model)
+    cached = reported.get(key)
     return resolve_profile(spec.id, spec.wire, model, override=override_for(overrides, spec.id, model),
-                           reported=cached.facts(model) if cached is not None else None, local=spec.local,
-                           reads_pdfs=spec.pdfs)
+                           reported=cached.facts(model) if cached is not None else None,
+                           learned_tools=(learned or {}).get(key), local=spec.local, reads_pdfs=spec.pdfs)

@@ -163,8 +163,7 @@ class GeminiProvider(StreamingProvider):
         response = await self.client().get(f"{self._base_url}{path}", params=params)
         if response.status_code >= 400:
             raise HttpFailure(response.status_code, response.headers, response.content)
-        data = response.json()
-        return data if isinstance(data, dict) else {}
+        return self.json_object(response)
 
     def list_words(self, failure: HttpFailure) -> str:
         return describe_error(failure.status, failure.body)

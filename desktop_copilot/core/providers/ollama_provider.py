@@ -158,5 +158,4 @@ class OllamaProvider(StreamingProvider):
         response = await (self.client().post(path, json=posted) if posted is not None else self.client().get(path))
         if response.status_code >= 400:
             raise HttpFailure(response.status_code, response.headers, response.content)
-        data = response.json()
-        return data if isinstance(data, dict) else {}
+        return self.json_object(response)

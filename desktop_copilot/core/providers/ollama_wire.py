@@ -10,7 +10,7 @@ import json
 from collections.abc import Collection
 from typing import Any
 
-from desktop_copilot.core.context.tokens import estimate_tokens, message_tokens
+from desktop_copilot.core.context.tokens import factor, message_weight, text_weight
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.conversation.models import Message, Role, TextBlock, ThinkingBlock, Usage
@@ -123,11 +123,17 @@ def num_ctx(request: ProviderRequest, body: dict[str, Any]) -> int:
     (`num_predict`), at least 8,192, at most the model's window when a source knows it (a guessed one is not passed,
     so it cannot cap the window below what the request needs). Ollama reloads the model whenever `num_ctx` changes,
     so the size moves in steps (8k, 12k, 16k, 24k, 32k, 48k, …): a few reloads over a long conversation, at most
-    half again the memory needed."""
+    half again the memory needed. The text is weighed with the calibration learned for Ollama but never below 1: a
+    server that reported only the part of its prompt it had not cached teaches a factor under 1, and a window sized
+    on it would cut the prompt."""
     system = body["messages"][0]["content"] if body["messages"] and body["messages"][0]["role"] == "system" else ""
-    sent = estimate_tokens(system, "ollama") + sum(message_tokens(message, "ollama") for message in request.messages)
+    text, fixed = text_weight(system), 0
     if body.get("tools"):
-        sent += estimate_tokens(json.dumps(body["tools"], ensure_ascii=False), "ollama")
+        text += text_weight(json.dumps(body["tools"], ensure_ascii=False))
+    for message in request.messages:
+        weight = message_weight(message)
+        text, fixed = text + weight.text + weight.thinking, fixed + weight.fixed
+    sent = round(text * max(1.0, factor("ollama"))) + fixed
     needed = int(sent * ESTIMATE_MARGIN) + request.max_tokens
     size = MIN_NUM_CTX
     while size < needed:

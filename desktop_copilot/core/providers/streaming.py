@@ -377,6 +377,18 @@ class StreamingProvider:
         note_retry(pause, tries + 1, failure.status)
         return (pause, 1), None
 
+    def json_object(self, response: Any) -> dict[str, Any]:
+        """The JSON object of a 200 answer (a list's: {} when it is not an object); ProviderError in words when it is
+        not JSON at all (a base URL that reaches a web page: a proxy's sign-in, another server)."""
+        try:
+            data = response.json()
+        except ValueError:
+            excerpt = " ".join(response.text[:160].split())
+            words = (f"{capitalised(self.noun)} answered {response.url} with something that is not JSON (“{excerpt}”). "
+                     "Check the base URL in Settings ▸ Providers.")
+            raise self._redacted(ProviderError(words, response.status_code), ValueError()) from None
+        return data if isinstance(data, dict) else {}
+
     def _redacted(self, error: ProviderError, cause: BaseException) -> ProviderError:
         if self._api_key is not None:
             error.args = (self._api_key.redact(str(error)),)

@@ -27,6 +27,12 @@ def segment_in_slices(text: str) -> Iterator[str]:
         yield segment(text[start : start + SLICE_CHARS])
 
 
+STILL_STORED = """SELECT 1 FROM messages WHERE id=? AND conversation_id=?
+    UNION ALL SELECT 1 FROM archived_tails AS t, json_each(t.messages) AS m
+    WHERE t.conversation_id=? AND json_extract(m.value, '$.id')=? LIMIT 1"""
+"""Whether a message is still stored, in the conversation or as an earlier version of it (else it is not indexed)."""
+
+
 class BackgroundIndexer(KeyedWorker):
     """(conversation, message) -> the text to index, newest text per message. The saver records each message in
     the `search_pending` table when it writes it; this thread deletes that row in the transaction that writes the
@@ -47,7 +53,7 @@ class BackgroundIndexer(KeyedWorker):
         conversation_id, message_id = key
         db.execute("BEGIN IMMEDIATE")
         try:
-            if db.execute("SELECT 1 FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id)).fetchone():
+            if db.execute(STILL_STORED, (message_id, conversation_id, conversation_id, message_id)).fetchone():
                 SearchIndex(db).write(conversation_id, message_id, body)
             if not self.queued(key):  # a newer text queued meanwhile keeps the row until it is written
                 db.execute("DELETE FROM search_pending WHERE conversation_id=? AND message_id=?", key)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -16,6 +17,7 @@ from desktop_copilot.core.conversation.models import (
     Conversation,
     DocumentBlock,
     ImageBlock,
+    Message,
     MessageStatus,
     RawBlock,
     RedactedThinkingBlock,
@@ -27,6 +29,9 @@ from desktop_copilot.core.conversation.models import (
 )
 from desktop_copilot.core.providers.attachment_limits import Attachment, human_size
 from desktop_copilot.core.storage.store import Store
+
+if TYPE_CHECKING:
+    from desktop_copilot.core.storage.versions import ArchivedTail
 
 EXPORT_FORMAT = "desktop-copilot/conversations"
 EXPORT_VERSION = 1
@@ -79,59 +84,85 @@ def compaction_marker(compaction: Compaction) -> list[str]:
             "", _details("Summary sent in their place", compaction.summary), ""]
 
 
-def to_markdown(conversation: Conversation) -> str:
+def to_markdown(conversation: Conversation, versions: Sequence[ArchivedTail] = ()) -> str:
     """Readable Markdown: thinking in a collapsible section, tool calls with arguments and results, a marker where
-    compacted messages begin."""
+    compacted messages begin; then the earlier `versions` of its replies (e.g. the other models' answers)."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.created_at))
     out = [f"# {conversation.title or 'Untitled conversation'}", "", f"*{when} · {conversation.model or ''}*", ""]
     compacted = {first: compaction for first, _, compaction in compacted_ranges(conversation.messages, conversation.compactions)}
     for index, message in enumerate(conversation.messages):
         if index in compacted:
             out += compaction_marker(compacted[index])
-        out.append("## You" if message.role is Role.USER else "## Claude")
-        out.append("")
-        for block in message.blocks:
-            match block:
-                case TextBlock(text=text, citations=citations) if text:
-                    out.append(text)
-                    if citations:
-                        out += ["", _sources(citations)]
-                case ThinkingBlock(thinking=thinking):
-                    out.append(_details("Thinking", thinking))
-                case RedactedThinkingBlock():
-                    out.append("*Thinking (redacted by the provider)*")
-                case ToolCallBlock():
-                    status = "error" if block.is_error else block.status.value
-                    body = "**Arguments**\n\n" + _fence(json.dumps(block.arguments, ensure_ascii=False, indent=2), "json")
-                    if block.result is not None:
-                        body += "\n\n**Result**\n\n" + _fence(block.result)
-                    out.append(_details(f"Tool call: <code>{block.name}</code> ({status})", body))
-                case TextFileBlock(text=text):
-                    out += [attachment_line(block), "", _details("Contents", _fence(text))]
-                case ImageBlock() | DocumentBlock():
-                    out.append(attachment_line(block))
-                case RawBlock(data=data) if block.shown:
-                    out.append(_details(f"{data.get('type', 'block')}", _fence(json.dumps(data, ensure_ascii=False, indent=2), "json")))
-            out.append("")
-        if message.status not in (MessageStatus.COMPLETED, MessageStatus.CREATED):
-            out += [f"> *Reply {message.status.value}: {message.error or ''}*", ""]
+        out += _message_lines(message)
+    if versions:
+        out += ["---", "", "# Other versions", ""]
+        for tail in versions:
+            models = ", ".join(dict.fromkeys(f"{m.provider or 'anthropic'}/{m.model}" for m in tail.messages if m.model))
+            out += [f"### From message {tail.anchor + 1}" + (f" · {models}" if models else ""), ""]
+            for message in tail.messages:
+                out += _message_lines(message, level="####")
     return "\n".join(out).rstrip() + "\n"
 
 
-def to_json(conversations: list[Conversation]) -> str:
-    """The full stored structure, versioned, for `import_json`."""
+def _message_lines(message: Message, level: str = "##") -> list[str]:
+    out = [f"{level} You" if message.role is Role.USER else f"{level} Claude", ""]
+    for block in message.blocks:
+        match block:
+            case TextBlock(text=text, citations=citations) if text:
+                out.append(text)
+                if citations:
+                    out += ["", _sources(citations)]
+            case ThinkingBlock(thinking=thinking):
+                out.append(_details("Thinking", thinking))
+            case RedactedThinkingBlock():
+                out.append("*Thinking (redacted by the provider)*")
+            case ToolCallBlock():
+                status = "error" if block.is_error else block.status.value
+                body = "**Arguments**\n\n" + _fence(json.dumps(block.arguments, ensure_ascii=False, indent=2), "json")
+                if block.result is not None:
+                    body += "\n\n**Result**\n\n" + _fence(block.result)
+                out.append(_details(f"Tool call: <code>{block.name}</code> ({status})", body))
+            case TextFileBlock(text=text):
+                out += [attachment_line(block), "", _details("Contents", _fence(text))]
+            case ImageBlock() | DocumentBlock():
+                out.append(attachment_line(block))
+            case RawBlock(data=data) if block.shown:
+                out.append(_details(f"{data.get('type', 'block')}", _fence(json.dumps(data, ensure_ascii=False, indent=2), "json")))
+        out.append("")
+    if message.status not in (MessageStatus.COMPLETED, MessageStatus.CREATED):
+        out += [f"> *Reply {message.status.value}: {message.error or ''}*", ""]
+    return out
+
+
+def to_json(conversations: list[Conversation], versions: Mapping[str, Sequence[ArchivedTail]] | None = None) -> str:
+    """The full stored structure, versioned, for `import_json`; with `versions` (conversation id -> its earlier
+    versions), each conversation's under "versions" (anchor, created_at, messages)."""
+    dumped = []
+    for conversation in conversations:
+        entry = conversation.model_dump(mode="json")
+        if versions and versions.get(conversation.id):
+            entry["versions"] = [{"anchor": t.anchor, "created_at": t.created_at,
+                                  "messages": [m.model_dump(mode="json") for m in t.messages]} for t in versions[conversation.id]]
+        dumped.append(entry)
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported_at": time.time(),
-        "conversations": [c.model_dump(mode="json") for c in conversations],
+        "conversations": dumped,
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
+def stored_versions(store: Store, conversation_id: str) -> list[ArchivedTail]:
+    """The earlier versions of a stored conversation's replies, oldest first."""
+    from desktop_copilot.core.storage.versions import TailArchive
+
+    return TailArchive(store).tails(conversation_id)
+
+
 def export_all(store: Store) -> str:
-    conversations = [store.load_conversation(c.id) for c in store.list_conversations()]
-    return to_json([c for c in conversations if c is not None])
+    conversations = [c for c in (store.load_conversation(c.id) for c in store.list_conversations()) if c is not None]
+    return to_json(conversations, {c.id: stored_versions(store, c.id) for c in conversations})
 
 
 _CHOOSE = "Choose a file made by Export → JSON."
@@ -170,11 +201,16 @@ def parse_json(text: str) -> list[Conversation]:
     if not isinstance(listed, list):
         raise ExportFormatError('The export is damaged: its "conversations" is not a list.')
     try:
-        conversations = [Conversation.model_validate(c) for c in listed]
+        conversations = [Conversation.model_validate(_without_versions(c)) for c in listed]
     except ValidationError as exc:
         raise ExportFormatError(f"The export is damaged: {exc.error_count()} problems, first: {exc.errors()[0]['msg']}.") from None
     _check_storable(conversations)
     return conversations
+
+
+def _without_versions(entry: Any) -> Any:
+    """A conversation of an export without its earlier versions (kept by the export, not imported yet)."""
+    return {k: v for k, v in entry.items() if k != "versions"} if isinstance(entry, dict) else entry
 
 
 def _check_storable(conversations: list[Conversation]) -> None:

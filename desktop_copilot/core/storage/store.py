@@ -236,6 +236,16 @@ class Store:
         ).fetchall()
         return [self._message(r) for r in rows]
 
+    def newest_statuses(self) -> dict[str, str]:
+        """Each conversation's newest message's status ("failed", "interrupted", …), in one indexed query."""
+        self._settle()
+        rows = self._db.execute(
+            """SELECT m.conversation_id, m.status FROM messages AS m
+               JOIN (SELECT conversation_id, MAX(seq) AS seq FROM messages GROUP BY conversation_id) AS newest
+                 ON m.conversation_id = newest.conversation_id AND m.seq = newest.seq"""
+        ).fetchall()
+        return {row[0]: row[1] for row in rows}
+
     def conversation_usage(self, conversation_id: str) -> Usage:
         """The summed token usage of a conversation's messages, computed in SQL."""
         self._settle()
@@ -344,11 +354,19 @@ class Store:
         return self.search_index.search(query, limit)
 
     def _reindex_all(self) -> None:
+        from pydantic import TypeAdapter
+
         self.search_index.clear()
         for row in self._db.execute("SELECT id, title FROM conversations").fetchall():
             self.search_index.index(row["id"], "", row["title"])
         for row in self._db.execute("SELECT * FROM messages").fetchall():
             self.search_index.index(row["conversation_id"], row["id"], searchable_text(self._message(row)))
+        archived = TypeAdapter(list[Message])
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name='archived_tails'").fetchone() is None:
+            return  # reindexed in the migration before the versions' table came
+        for row in self._db.execute("SELECT conversation_id, messages FROM archived_tails").fetchall():  # earlier versions
+            for message in archived.validate_json(row["messages"]):
+                self.search_index.index(row["conversation_id"], message.id, searchable_text(message))
 
     def transaction(self) -> _Transaction:
         """A write transaction for modules that extend the store (nests inside another); a disk that refuses it
@@ -368,12 +386,14 @@ class Store:
         the message rows it has queued (e.g. the final row of a long reply, when the version switcher refreshes)."""
         return self._db
 
-    def delete_messages(self, conversation_id: str, message_ids: list[str]) -> None:
+    def delete_messages(self, conversation_id: str, message_ids: list[str], *, keep_searchable: bool = False) -> None:
+        """Delete the messages; `keep_searchable`: their search rows stay (they live on as an earlier version)."""
         self._settle()
         with self.transaction():
             for message_id in message_ids:
                 self._db.execute("DELETE FROM messages WHERE id=? AND conversation_id=?", (message_id, conversation_id))
-            self.search_index.unindex(conversation_id, message_ids)
+            if not keep_searchable:
+                self.search_index.unindex(conversation_id, message_ids)
         gone = set(message_ids)  # rows waiting for the disk are not written later either (an archived tail holds them)
         self.writer.discard(lambda _key, row: not (isinstance(row, MessageRow) and row.message_id in gone))
 

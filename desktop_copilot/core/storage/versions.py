@@ -1,4 +1,5 @@
-"""Earlier versions of a conversation: the tail replaced by an edit or a regeneration, kept to switch back."""
+"""Earlier versions of a conversation: the tail replaced by an edit or a regeneration, or an answer written beside the
+active one (core/side_by_side.py), kept to switch back; their text stays searchable (the hit opens the conversation)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from pydantic import TypeAdapter
 
 from desktop_copilot.core.conversation.models import Message, new_id, now
+from desktop_copilot.core.storage.search import searchable_text
 from desktop_copilot.core.storage.store import Store
 
 _MESSAGES = TypeAdapter(list[Message])
@@ -37,8 +39,22 @@ class TailArchive:
                 "INSERT INTO archived_tails (id, conversation_id, anchor, created_at, messages) VALUES (?, ?, ?, ?, ?)",
                 (tail.id, conversation_id, anchor, tail.created_at, _MESSAGES.dump_json(tail.messages).decode()),
             )
-            self._store.delete_messages(conversation_id, [m.id for m in messages])
+            self._store.delete_messages(conversation_id, [m.id for m in messages], keep_searchable=True)
         return tail
+
+    def keep(self, tail: ArchivedTail, conversation_id: str) -> None:
+        """Write `tail` (new, or grown since it was last kept) as an earlier version of the conversation: an answer
+        written beside the active one is kept as it streams."""
+        with self._store.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO archived_tails (id, conversation_id, anchor, created_at, messages) VALUES (?, ?, ?, ?, ?)",
+                (tail.id, conversation_id, tail.anchor, tail.created_at, _MESSAGES.dump_json(tail.messages).decode()),
+            )
+
+    def index(self, tail: ArchivedTail, conversation_id: str) -> None:
+        """Make the finished messages of `tail` findable by search (in the background)."""
+        for message in tail.messages:
+            self._store.indexer.index(conversation_id, message.id, searchable_text(message))
 
     def tails(self, conversation_id: str, anchor: int | None = None) -> list[ArchivedTail]:
         query = "SELECT * FROM archived_tails WHERE conversation_id=?"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from desktop_copilot.core.conversation.history import span, taken_over
 from desktop_copilot.core.conversation.models import Compaction
 from desktop_copilot.core.transcript.segments import Segment, compaction_rows, origin_row
 
@@ -59,22 +60,21 @@ class CompactionRows:
         """The compactions whose messages include the one at `position`."""
         found = []
         for compaction in self.compactions:
-            first, last = positions.get(compaction.first_message_id), positions.get(compaction.last_message_id)
-            if first is not None and last is not None and first <= position <= last:
+            where = span(compaction, positions)
+            if where is not None and where[0] <= position <= where[1]:
                 found.append(compaction)
         return found
 
     def derive(self, order: Sequence[str], positions: dict[str, int]) -> None:
         """`leads`, `hidden` and `buried` for the messages `order` (ids in conversation order; `positions` the
-        index of each). A compaction taken over by a later one shows no marker of its own (its summary went into
-        that one's), nor does an undone one inside a compaction in effect; where two markers go before one message,
+        index of each). A compaction taken over by a later one whose messages are all here shows no marker of its
+        own (its summary went into that one's), nor does an undone one inside a compaction in effect; where two markers go before one message,
         an undone one comes first, the one in effect right above its messages."""
-        taken_over = {replaced for c in self.compactions if not c.undone for replaced in c.replaces}
+        gone = taken_over(self.compactions, positions)
         spans: list[tuple[int, int, Compaction]] = []
         for compaction in self.compactions:
-            first, last = positions.get(compaction.first_message_id), positions.get(compaction.last_message_id)
-            if first is not None and last is not None and first <= last and compaction.id not in taken_over:
-                spans.append((first, last, compaction))
+            if compaction.id not in gone and (where := span(compaction, positions)) is not None:
+                spans.append((*where, compaction))
         live = [(first, last) for first, last, c in spans if not c.undone]
         leads: dict[str, list[Compaction]] = {}
         hidden: set[str] = set()

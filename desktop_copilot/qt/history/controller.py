@@ -1,22 +1,21 @@
-"""HistoryController: opens, creates and deletes conversations for the sidebar and keeps its list in step
-with runs (the window lays it out: qt/window/history_pane.py)."""
+"""HistoryController: opens, creates and deletes conversations for the sidebar (a run goes on in its conversation
+while another is shown) and keeps its list in step with runs (the window lays it out: qt/window/history_pane.py)."""
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.qt.history.conversation_list_model import ConversationListModel
+from desktop_copilot.qt.history.run_states import RunStates
 from desktop_copilot.qt.history.search_results import SearchRunner
 from desktop_copilot.qt.history.sidebar import Sidebar
 from desktop_copilot.qt.transcript.message_jump import jump_to_message
 
 log = logging.getLogger(__name__)
-
-BUSY_MESSAGE = QT_TRANSLATE_NOOP("HistoryController", "A reply is still being written: stop the reply (Esc) before leaving this conversation.")
 
 
 class HistoryController(QObject):
@@ -29,6 +28,7 @@ class HistoryController(QObject):
         self.controller = window.controller
         self.store = self.controller.session.store
         self.conversations = ConversationListModel(self.store, self)
+        self.states = RunStates(self.controller, self.conversations, self.store)
         self.runner = SearchRunner(self.store, self)
         self.sidebar = Sidebar(self.conversations, self.runner)
         self.file_actions = None
@@ -40,6 +40,7 @@ class HistoryController(QObject):
         self.conversations.sig_renamed.connect(self._on_renamed)
         self.controller.model.sig_message_appended.connect(lambda _id: self.sync_current())
         self.controller.sig_busy_changed.connect(lambda _busy: self.sync_current())
+        self.controller.sig_runs_changed.connect(self._on_runs_changed)
         self.sidebar.select_conversation(self.current_id)
 
     @property
@@ -57,12 +58,12 @@ class HistoryController(QObject):
         if conversation_id == self.current_id:
             self.sidebar.select_conversation(conversation_id)
             return True
-        if self._refuse_while_busy():
-            return False
-        if self.store is None or self.store.load_conversation_header(conversation_id) is None:
+        running = self.controller.running(conversation_id)  # shown as its run holds it, following the run
+        if not running and (self.store is None or self.store.load_conversation_header(conversation_id) is None):
             self.conversations.remove(conversation_id)
             self.window.banner.show_error(self.tr("That conversation is no longer in the history."))
             return False
+        self.window.banner.dismiss()  # before the switch: what a run said while not shown goes up with it
         if not self.controller.open_stored(conversation_id):
             return False
         return self._shown(conversation_id)
@@ -77,8 +78,6 @@ class HistoryController(QObject):
         if not self.current.messages:
             self.window.composer.focus()
             return True
-        if self._refuse_while_busy():
-            return False
         shown = self._show(Conversation())
         self.window.composer.focus()
         return shown
@@ -86,7 +85,7 @@ class HistoryController(QObject):
     def delete(self, conversation_id: str) -> bool:
         """Delete from the store and the list (the user has confirmed); a deleted open one becomes a new chat."""
         is_current = conversation_id == self.current_id
-        if is_current and self.controller.busy:
+        if self.controller.running(conversation_id):
             self.window.banner.show_error(self.tr("Stop the reply in progress before deleting this conversation."))
             return False
         if self.store is not None:
@@ -98,6 +97,7 @@ class HistoryController(QObject):
                 log.warning("the conversation could not be deleted: the database cannot be written")
                 return False
         self.conversations.remove(conversation_id)
+        self.states.forget(conversation_id)
         if is_current:
             self._show(Conversation())
         if self.sidebar.showing_results():
@@ -119,24 +119,24 @@ class HistoryController(QObject):
 
     # --- internals -------------------------------------------------------------------
 
-    def _refuse_while_busy(self) -> bool:
-        if self.controller.busy:
-            self.window.statusBar().showMessage(self.tr(BUSY_MESSAGE), 5000)
-            self.sidebar.select_conversation(self.current_id)
-            return True
-        return False
-
     def _show(self, conversation: Conversation) -> bool:
+        self.window.banner.dismiss()
         if not self.controller.set_conversation(conversation):
             return False
         return self._shown(conversation.id)
 
     def _shown(self, conversation_id: str) -> bool:
-        self.window.banner.dismiss()
+        self.states.seen(conversation_id)
         self.window.view.follow()
         self.sidebar.select_conversation(conversation_id)
         self.sig_current_changed.emit(conversation_id)
         return True
+
+    def _on_runs_changed(self, conversation: Conversation) -> None:
+        """A run started or ended, or its calls wait: the row's header (title, time) and state are brought up to date."""
+        if self.store is not None and conversation.messages:
+            self.conversations.upsert(conversation)
+            self.sidebar.select_conversation(self.current_id)
 
     def _on_renamed(self, conversation_id: str, title: str) -> None:
         if conversation_id == self.current_id:

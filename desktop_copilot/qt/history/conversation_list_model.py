@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import date, datetime
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
@@ -58,6 +59,8 @@ class ConversationListModel(QAbstractListModel):
     SectionRole = Qt.ItemDataRole.UserRole + 4
     FirstInSectionRole = Qt.ItemDataRole.UserRole + 5
     TimeTextRole = Qt.ItemDataRole.UserRole + 6
+    RunStateRole = Qt.ItemDataRole.UserRole + 7
+    """The row's run_states.RowState (replying, waiting for approval, failed, …) or None."""
 
     sig_renamed = Signal(str, str)
     """(conversation id, new title) after an inline rename was saved."""
@@ -67,6 +70,8 @@ class ConversationListModel(QAbstractListModel):
         self.store = store
         self._rows: list[Conversation] = []
         self._sections: list[str] = []
+        self.state_of: Callable[[str], object] = lambda _conversation_id: None
+        """The state of a conversation's run (qt/history/run_states.py sets it)."""
         self._clock = QTimer(self, interval=CLOCK_MS)
         self._clock.timeout.connect(self.refresh_clock)
         self._clock.start()
@@ -98,6 +103,8 @@ class ConversationListModel(QAbstractListModel):
             return row == 0 or self._sections[row - 1] != self._sections[row]
         if role == self.TimeTextRole:
             return time_text(conversation.updated_at)
+        if role == self.RunStateRole:
+            return self.state_of(conversation.id)
         return None
 
     def setData(self, index: ModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
@@ -151,6 +158,12 @@ class ConversationListModel(QAbstractListModel):
         self.endRemoveRows()
         self._relayout()
         return True
+
+    def state_changed(self, conversation_id: str) -> None:
+        """The row's run state changed: it is painted again."""
+        index = self.index_of(conversation_id)
+        if index.isValid():
+            self.dataChanged.emit(index, index, [self.RunStateRole])
 
     def row_of(self, conversation_id: str) -> int | None:
         for row, conversation in enumerate(self._rows):

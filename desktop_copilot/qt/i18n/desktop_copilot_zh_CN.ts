@@ -33,6 +33,68 @@
     </message>
 </context>
 <context>
+    <name>AnswerColumn</name>
+    <message>
+        <source>Writing…</source>
+        <translation>正在写…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>Declined</source>
+        <translation>已拒绝回答</translation>
+    </message>
+    <message>
+        <source>Tool round limit</source>
+        <translation>已达工具轮数上限</translation>
+    </message>
+    <message>
+        <source>Stopped: repeated call</source>
+        <translation>已停止：重复调用</translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Continue with this</source>
+        <translation>用这个继续</translation>
+    </message>
+    <message>
+        <source>Stop this answer; what arrived is kept</source>
+        <translation>停止这个回答；已收到的内容会保留</translation>
+    </message>
+    <message>
+        <source>Go on with this answer; the others stay as versions of the reply</source>
+        <translation>用这个回答继续；其他回答作为该回复的版本保留</translation>
+    </message>
+</context>
+<context>
+    <name>AnswerColumns</name>
+    <message>
+        <source>Several models answer this question. Pick the answer to continue with.</source>
+        <translation>多个模型在回答这个问题。选一个回答继续对话。</translation>
+    </message>
+</context>
+<context>
     <name>App</name>
     <message>
         <source>The MCP servers could not be started: {problem}</source>
@@ -68,6 +130,23 @@
     <message>
         <source>Reason for the model (optional):</source>
         <translation>告诉模型的理由（可选）：</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalsIndicator</name>
+    <message numerus="yes">
+        <source>⏸ %n waiting for approval</source>
+        <translation>
+            <numerusform>⏸ %n 个等待批准</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Tool calls waiting for your approval, in every conversation: choose one to answer it</source>
+        <translation>所有对话中等待你批准的工具调用：选择一个去处理</translation>
+    </message>
+    <message>
+        <source>{title}: {tool}</source>
+        <translation>{title}：{tool}</translation>
     </message>
 </context>
 <context>
@@ -283,6 +362,27 @@
     </message>
 </context>
 <context>
+    <name>BackgroundRuns</name>
+    <message>
+        <source>Approval needed: {title}</source>
+        <translation>需要批准：{title}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool call(s) wait for your approval.</source>
+        <translation>
+            <numerusform>%n 个工具调用等待你批准。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The reply is ready.</source>
+        <translation>回复已完成。</translation>
+    </message>
+    <message>
+        <source>The reply ended early ({outcome}).</source>
+        <translation>回复提前结束（{outcome}）。</translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message>
         <source>Something went wrong: {error}</source>
@@ -299,6 +399,37 @@ Let it continue?</source>
         <translation>{tool} 已连续 {count} 次以相同参数被调用。
 
 要让它继续吗？</translation>
+    </message>
+</context>
+<context>
+    <name>ChooseModelsDialog</name>
+    <message>
+        <source>Ask several models</source>
+        <translation>询问多个模型</translation>
+    </message>
+    <message>
+        <source>Tick two to four models. Each answers the same message at once, side by side; you then pick the answer to go on with.</source>
+        <translation>勾选两到四个模型。它们会同时并排回答同一条消息，然后由你选择用哪个回答继续。</translation>
+    </message>
+    <message>
+        <source>Filter models</source>
+        <translation>筛选模型</translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation>询问</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n ticked: four at most</source>
+        <translation>
+            <numerusform>已勾选 %n 个：最多四个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n ticked</source>
+        <translation>
+            <numerusform>已勾选 %n 个</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -391,6 +522,14 @@ Let it continue?</source>
     <message>
         <source>Send</source>
         <translation>发送</translation>
+    </message>
+    <message>
+        <source>Ask several models: send this message to two to four models at once and compare their answers side by side</source>
+        <translation>询问多个模型：把这条消息同时发给两到四个模型，并排比较它们的回答</translation>
+    </message>
+    <message>
+        <source>Ask several models</source>
+        <translation>询问多个模型</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -505,6 +644,25 @@ Let it continue?</source>
     <message>
         <source>The context window of this model is not known.</source>
         <translation>此模型的上下文窗口未知。</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationDelegate</name>
+    <message>
+        <source>Replying…</source>
+        <translation>正在回复…</translation>
+    </message>
+    <message>
+        <source>The reply failed</source>
+        <translation>回复失败</translation>
+    </message>
+    <message>
+        <source>The reply was interrupted</source>
+        <translation>回复被中断</translation>
+    </message>
+    <message>
+        <source>New reply</source>
+        <translation>新回复</translation>
     </message>
 </context>
 <context>
@@ -934,10 +1092,6 @@ Let it continue?</source>
 <context>
     <name>HistoryController</name>
     <message>
-        <source>A reply is still being written: stop the reply (Esc) before leaving this conversation.</source>
-        <translation>回复仍在生成：请先停止回复（Esc），再离开此对话。</translation>
-    </message>
-    <message>
         <source>That conversation is no longer in the history.</source>
         <translation>该对话已不在历史记录中。</translation>
     </message>
@@ -1166,6 +1320,24 @@ Let it continue?</source>
     <message>
         <source>Stopped. The partial reply was kept.</source>
         <translation>已停止。已保留部分回复。</translation>
+    </message>
+    <message>
+        <source>Replies are still being written</source>
+        <translation>仍有回复在生成</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s) are still getting a reply. Stop them and quit? What has arrived is kept and marked stopped.</source>
+        <translation>
+            <numerusform>%n 个对话仍在接收回复。停止并退出吗？已收到的内容会保留并标记为已停止。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>停止并退出</translation>
+    </message>
+    <message>
+        <source>Keep the window open</source>
+        <translation>保持窗口打开</translation>
     </message>
 </context>
 <context>
@@ -1543,6 +1715,10 @@ Let it continue?</source>
         <translation>外观</translation>
     </message>
     <message>
+        <source>Desktop notifications</source>
+        <translation>桌面通知</translation>
+    </message>
+    <message>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
@@ -1585,6 +1761,14 @@ Let it continue?</source>
     <message>
         <source>Automatic follows the system&apos;s light or dark mode.</source>
         <translation>“自动”跟随系统的浅色或深色模式。</translation>
+    </message>
+    <message>
+        <source>Notifications</source>
+        <translation>通知</translation>
+    </message>
+    <message>
+        <source>Tell me when a reply in another conversation finishes or needs my approval.</source>
+        <translation>其他对话的回复完成或需要我批准时通知我。</translation>
     </message>
     <message>
         <source>Model</source>
@@ -2640,6 +2824,20 @@ Let it continue?</source>
     <message>
         <source>Keys</source>
         <translation>密钥</translation>
+    </message>
+</context>
+<context>
+    <name>SideBySideRuns</name>
+    <message>
+        <source>Choose two to four different models to ask.</source>
+        <translation>请选择两到四个不同的模型。</translation>
+    </message>
+</context>
+<context>
+    <name>SideBySideUi</name>
+    <message>
+        <source>Finish or cancel the edit first, then ask several models.</source>
+        <translation>请先完成或取消编辑，再询问多个模型。</translation>
     </message>
 </context>
 <context>

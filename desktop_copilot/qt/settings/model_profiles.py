@@ -177,7 +177,7 @@ class ModelProfilesPage(QWidget):
         chosen = self.chosen_model()
         spec = self.runtime.spec(provider_id)
         settings = self._pending()
-        self.table_model.set_profiles([stored_profile(spec, model, settings.model_overrides, settings.model_facts)
+        self.table_model.set_profiles([stored_profile(spec, model, settings.model_overrides, settings.model_facts, settings.learned_tools)
                                        for model in self.models(spec)])
         wanted = [model for model in (chosen, self.current[1] if self.current else None) if model]
         rows = [row for model in wanted if (row := self.table_model.row_of(model)) >= 0]
@@ -208,7 +208,7 @@ class ModelProfilesPage(QWidget):
         spec = self.spec()
         settings = self._pending()
         self.editor.show_model(model, settings.model_overrides.get(facts_key(spec.id, model)),
-                               stored_profile(spec, model, {}, settings.model_facts))
+                               stored_profile(spec, model, {}, settings.model_facts, settings.learned_tools))
 
     def _override_changed(self, override: ModelOverride | None) -> None:
         model = self.chosen_model()
@@ -217,7 +217,7 @@ class ModelProfilesPage(QWidget):
         spec = self.spec()
         self._overrides[facts_key(spec.id, model)] = override
         settings = self._pending()
-        self.table_model.replace(stored_profile(spec, model, settings.model_overrides, settings.model_facts))
+        self.table_model.replace(stored_profile(spec, model, settings.model_overrides, settings.model_facts, settings.learned_tools))
 
     def profile(self, model: str) -> ModelProfile | None:
         """The profile the table shows for `model` of the chosen provider, or None."""

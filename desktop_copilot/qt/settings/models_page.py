@@ -121,6 +121,10 @@ class ModelsPage(QWidget):
         self.appearance_box.setCurrentIndex(max(0, self.appearance_box.findData(settings.theme)))
         self.appearance_box.setAccessibleName(self.tr("Appearance"))
         self._appearance_hooked = False
+        self.notifications_switch = ToggleSwitch()
+        self.notifications_switch.setObjectName("notificationsSwitch")
+        self.notifications_switch.setChecked(settings.desktop_notifications)
+        self.notifications_switch.setAccessibleName(self.tr("Desktop notifications"))
         self.context = ContextGroup(runtime, settings, self)  # when to compact, turns kept whole, the summariser
         for spin in (self.max_tokens, self.budget, self.rounds):
             spin.lineEdit().setTextMargins(6, 0, 0, 0)  # style-sheet padding does not reach a spin box's text
@@ -158,6 +162,8 @@ class ModelsPage(QWidget):
         language_form = QFormLayout()
         language_form.addRow(label(self.tr("Language")), beside(self.language_box, self.tr("Applies at the next start.")))
         language_form.addRow(label(self.tr("Appearance")), beside(self.appearance_box, self.tr("Automatic follows the system's light or dark mode.")))
+        language_form.addRow(label(self.tr("Notifications")), beside(self.notifications_switch, self.tr(
+            "Tell me when a reply in another conversation finishes or needs my approval.")))
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
@@ -247,6 +253,7 @@ class ModelsPage(QWidget):
             "max_tokens": self.max_tokens.value(),
             "language": self.language_box.currentData(),
             "theme": self.appearance_box.currentData(),
+            "desktop_notifications": self.notifications_switch.isChecked(),
             **self.context.edits(),
         }
 

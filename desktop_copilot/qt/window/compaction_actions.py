@@ -42,18 +42,18 @@ class CompactionActions(QObject):
     # --- commands ----------------------------------------------------------------------
 
     def compact_now(self, *, then_retry: bool = False) -> bool:
-        """Compact the older turns (all but the last few, what was undone included); `then_retry`: ask again for the
-        failed reply once it is done (after an overflow). False while a run is in progress."""
-        controller = self.controller
+        """Compact the older turns (all but the last few, what was undone included); `then_retry`: after an overflow,
+        where all but the current turn may go, ask again for the failed reply once it is done. False while a run is in
+        progress."""
+        session = self.controller.session
 
         async def run(emit, confirm_loop) -> None:
-            session = controller.session
-            made = await session.compact_now(emit)
+            made = await session.compact_now(emit, after_overflow=then_retry)
             self._say(self._compacted_words(made))
             if made is not None and then_retry:
                 await session.regenerate(emit, confirm_loop)
 
-        started = controller.start_run(run)
+        started = self.controller.start_run(run)
         if started:
             self.window.statusBar().showMessage(self.tr("Compacting the conversation…"))
         return started
@@ -76,16 +76,17 @@ class CompactionActions(QObject):
     def new_chat_from_summary(self) -> bool:
         """Make a new conversation that starts from a summary of this one, and open it once it is made."""
         controller = self.controller
+        session = controller.session
 
-        def here(event: ev.Event) -> None:
-            if not isinstance(event, ev.MessageCreated | ev.HistoryChanged):  # nothing of the new chat shows here
-                controller.on_event(event)
-
-        async def run(_emit, _confirm_loop) -> None:
+        async def run(emit, _confirm_loop) -> None:
             from desktop_copilot.core.context.summary import SummaryFailedError  # compaction's modules load at first use
 
+            def here(event: ev.Event) -> None:
+                if not isinstance(event, ev.MessageCreated | ev.HistoryChanged):  # nothing of the new chat shows here
+                    emit(event)
+
             try:
-                made = await controller.session.new_chat_from_summary(here)
+                made = await session.new_chat_from_summary(here)
             except SummaryFailedError as exc:
                 controller.sig_error.emit(self.tr("No summary could be made: {error}").format(error=exc))
                 return

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontMetrics, QImage, QKeyEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits
 from desktop_copilot.qt.common.plain_label import PlainLabel
@@ -78,6 +78,8 @@ class Composer(QFrame):
     sig_submitted = Signal(str)
     """The text to send (maybe empty when files are attached); `attachments()` are sent with it."""
     sig_stop_requested = Signal()
+    sig_ask_several = Signal(str)
+    """"Ask several models" with the text (maybe empty when files are attached): the window asks which models."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +94,11 @@ class Composer(QFrame):
         self.button.setObjectName("sendButton")
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.button.setMinimumSize(QSize(72, 34))
+        self.several_button = QToolButton(self, objectName="askSeveralButton", text="⇶")
+        self.several_button.setToolTip(self.tr("Ask several models: send this message to two to four models at once "
+                                               "and compare their answers side by side"))
+        self.several_button.setAccessibleName(self.tr("Ask several models"))
+        self.several_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.hint = PlainLabel(self.tr(HINT), self)
         self.hint.setObjectName("composerHint")
         row = QHBoxLayout()
@@ -99,6 +106,7 @@ class Composer(QFrame):
         row.setSpacing(10)
         row.addWidget(self.tray.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.edit, 1)
+        row.addWidget(self.several_button, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 12, 12, 10)
@@ -114,6 +122,7 @@ class Composer(QFrame):
         self.edit.sig_escape.connect(self._escape)
         self.edit.textChanged.connect(self._update_button)
         self.button.clicked.connect(self._clicked)
+        self.several_button.clicked.connect(self.ask_several)
         self._update_button()
 
     def text(self) -> str:
@@ -141,6 +150,16 @@ class Composer(QFrame):
             return False
         self.tray.mark_submitted()
         self.sig_submitted.emit(text)  # the text and the chips stay until the message is sent (accept_sent)
+        return True
+
+    def ask_several(self) -> bool:
+        """Ask the window to send the message to several models (it asks which); False when there is nothing to send
+        or a reply is being written."""
+        text = self.text().strip()
+        if self.busy or not (text or self.tray.attachments()):
+            return False
+        self.tray.mark_submitted()
+        self.sig_ask_several.emit(text)
         return True
 
     def accept_sent(self, text: str) -> None:
@@ -177,7 +196,9 @@ class Composer(QFrame):
             self.sig_stop_requested.emit()
 
     def _update_button(self) -> None:
-        self.button.setEnabled(self.busy or bool(self.text().strip()) or bool(self.tray.attachments()))
+        has_message = bool(self.text().strip()) or bool(self.tray.attachments())
+        self.button.setEnabled(self.busy or has_message)
+        self.several_button.setEnabled(not self.busy and has_message)
 
     def focus(self) -> None:
         self.edit.setFocus()

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6 import QtCore
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QUrl, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMessageBox, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, SIDEBAR_WIDTH
@@ -76,6 +76,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Desktop Copilot")  # i18n: not translated
         self.resize(1100, 820)
         self._geometry_restored = False
+        self._quit_confirmed = False
+        self.quit_box: QMessageBox | None = None
+        """The question asked when the window is closed while replies are written (tests answer it)."""
         if first_frame is not None:
             self._restore_geometry(first_frame.window_geometry)
             sidebar = first_frame.window_splitter_sizes[0] if len(first_frame.window_splitter_sizes) == 2 else SIDEBAR_WIDTH
@@ -84,6 +87,7 @@ class MainWindow(QMainWindow):
     def attach(self, controller: ChatController) -> None:
         """Builds the window's parts around `controller` (replacing the startup frame) and restores its last state."""
         from desktop_copilot.qt.transcript.view import TranscriptView
+        from desktop_copilot.qt.window.background_runs import BackgroundRuns
         from desktop_copilot.qt.window.compaction_actions import CompactionActions
         from desktop_copilot.qt.window.composer import Composer
         from desktop_copilot.qt.window.context_meter import install_context_meter
@@ -117,6 +121,7 @@ class MainWindow(QMainWindow):
         self.history.sidebar.set_new_chat_menu(lambda: new_chat_menu(self))
         self.history.sig_current_changed.connect(lambda _id: self.refresh_header())
         self.history.sig_current_changed.connect(lambda _id: self.recovery.refresh())
+        self.background = BackgroundRuns(self)  # calls waiting anywhere, the desktop's attention, notifications
         self.context_meter = install_context_meter(self)  # "38k / 200k" by the composer
         self.edits = ReplyActions(self)  # edit and resend, regenerate
         self.edits.shortcut.setWhatsThis(self.tr("Regenerate the last reply"))  # its line in Help ▸ Keyboard shortcuts
@@ -124,6 +129,9 @@ class MainWindow(QMainWindow):
         self.versions.blocked = lambda: self.edits.editing is not None
         self.versions.sig_failed.connect(self.banner.show_error)
         self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
+        from desktop_copilot.qt.window.side_by_side_part import SideBySideUi
+
+        self.side_by_side = SideBySideUi(self)  # Ask several models: the chooser, the answers in columns
         self.recovery.sig_edit_requested.connect(self.edits.start_edit)  # a refused reply's Edit and resend
         column = self.composer.parentWidget().layout()
         column.insertWidget(column.indexOf(self.composer), self.edits.bar)
@@ -371,6 +379,34 @@ class MainWindow(QMainWindow):
         self.usage_label.setText(format_usage(totals))
         self.usage_label.setToolTip(usage_tooltip(totals))
 
+    def confirm_quit(self) -> None:
+        """Ask whether to stop the replies being written and quit, or keep the window open (window-modal, so the
+        runs go on while the question is asked)."""
+        if self.quit_box is not None:
+            self.quit_box.raise_()
+            return
+        running = len(self.controller.running_conversations())
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Replies are still being written"),
+                          self.tr("%n conversation(s) are still getting a reply. Stop them and quit? What has arrived is "
+                                  "kept and marked stopped.", "", running), QMessageBox.StandardButton.NoButton, self)
+        box.setObjectName("quitBox")
+        stop = box.addButton(self.tr("Stop and quit"), QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(self.tr("Keep the window open"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered(_result: int) -> None:
+            self.quit_box = None
+            box.deleteLater()
+            if box.clickedButton() is stop:
+                self._quit_confirmed = True
+                self.close()
+
+        box.finished.connect(answered)
+        self.quit_box = box
+        box.open()
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt name
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.controller is not None:
             self.refresh_header()  # back from the settings dialog: the default provider may have changed
@@ -378,8 +414,12 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
+        if self.controller is not None and self.controller.running_conversations() and not self._quit_confirmed:
+            event.ignore()  # replies are still being written: ask first
+            self.confirm_quit()
+            return
         if self.controller is not None:  # closed during its first frame: nothing to stop or keep yet
-            self.controller.stop()
+            self.controller.stop_all()  # what arrived is kept and marked stopped, as with Stop
             self.save_window_state()
         super().closeEvent(event)
         self.sig_closed.emit()

@@ -118,7 +118,7 @@ class ModelPicker(QFrame):
         popup.move(self._popup_position())
         popup.show()
         popup.search.setFocus(Qt.FocusReason.PopupFocusReason)
-        self.tasks.start(self._check_keys())
+        self.tasks.start(self.check_keys())
         self._list_local_servers()
         return popup
 
@@ -173,7 +173,8 @@ class ModelPicker(QFrame):
         if self.popup.isVisible():
             self.popup.show_states(self.provider_states())
 
-    async def _check_keys(self) -> None:
+    async def check_keys(self) -> None:
+        """Learn which providers' keys are present (read off the GUI thread); the popup follows."""
         runtime = self.runtime
         names = sorted({spec.key_name for spec in runtime.providers().values() if spec.key_name})
         found = await off_gui_thread(_keys_present, runtime.keys, names)

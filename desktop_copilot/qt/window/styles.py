@@ -40,6 +40,10 @@ def window_style_sheet(theme: Theme) -> str:
         QLabel#errorIcon {{
             color: {theme.error_background}; background: {theme.error_text}; border-radius: 10px; font-weight: 700;
         }}
+        QToolButton#askSeveralButton {{ color: {theme.muted}; background: transparent; border: 1px solid {theme.border};
+            border-radius: 8px; min-width: 30px; min-height: 32px; font-size: 16px; }}
+        QToolButton#askSeveralButton:hover {{ color: {theme.text}; background: {theme.user_bubble}; }}
+        QToolButton#askSeveralButton:disabled {{ color: {theme.faint}; }}
         QToolButton#errorClose {{ color: {theme.error_text}; background: transparent; border: none; padding: 2px 6px; }}
         QToolButton#errorClose:hover {{ background: {theme.error_border}; border-radius: 6px; }}
         QMenuBar {{ background: {theme.background}; color: {theme.text}; border-bottom: 1px solid {theme.border}; }}

@@ -100,3 +100,18 @@ def test_every_stretch_of_a_tool_heavy_conversation_stays_valid(keep):
     assert sent[0].id == compaction.id and sent[1].role is Role.USER
     assert_valid_for_every_provider(sent)
     assert_valid_for_every_provider(sendable_history(history[:-1], [compaction]))  # mid-turn, after a tool round
+
+
+def test_a_compaction_that_no_longer_applies_hides_nothing_it_took_over():
+    """/tmp/rev/undo.py: the second compaction took the first over, then its last message was edited away (it became
+    an earlier version): the second applies no more, so the first, whose messages are all still there, applies again."""
+    history = [m for n in range(12) for m in (Message.user(f"q{n}"), reply(f"a{n}"))]
+    first = summary_compaction(plan_compaction(history, [], 4), "S1", provider="anthropic", model="m")
+    history += [Message.user("q12"), reply("a12")]
+    second = summary_compaction(plan_compaction(history, [first], 4), "S2", provider="anthropic", model="m")
+    assert second.replaces == [first.id]
+    assert sendable_history(asking(history), [first, second])[0].text.endswith("S2")
+    edited = history[: [m.id for m in history].index(second.last_message_id)] + [Message.user("q8, edited")]
+    sent = sendable_history(edited, [first, second])
+    assert sent[0].text.endswith("S1") and [m.text for m in sent[1:]] == ["q8", "q8, edited"]
+    assert [c for *_, c in compacted_ranges(edited, [first, second])] == [first]

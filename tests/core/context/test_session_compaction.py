@@ -13,9 +13,18 @@ from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.config.settings import Settings
+from desktop_copilot.core.context.budget import measure
 from desktop_copilot.core.context.summary import SUMMARY_SYSTEM
+from desktop_copilot.core.context.tokens import factor
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.conversation.models import Conversation, MessageStatus
+from desktop_copilot.core.conversation.models import (
+    Conversation,
+    Message,
+    MessageStatus,
+    TextBlock,
+    ThinkingBlock,
+    Usage,
+)
 from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.profiles.stored import ModelOverride, facts_key
 from desktop_copilot.core.runtime import Runtime
@@ -32,8 +41,9 @@ class AnthropicWithAWindow:
     """/v1/messages as the API answers it for a model of `window` tokens: a summary request (its system prompt) gets
     SUMMARY (or `summary`, a ScriptedResponse), any other a reply, or the real 400 when it does not fit."""
 
-    def __init__(self, loopback, window: int, summary=None) -> None:
-        self.window, self.summary, self.requests = window, summary, []
+    def __init__(self, loopback, window: int, summary=None, *, reports_usage: bool = False) -> None:
+        """`reports_usage`: each reply reports the input it counted (else the loopback's 10 tokens)."""
+        self.window, self.summary, self.requests, self.reports_usage = window, summary, [], reports_usage
         loopback.set_handler("/v1/messages", self)
 
     def __call__(self, request: RecordedRequest):
@@ -44,7 +54,8 @@ class AnthropicWithAWindow:
         tokens = len(json.dumps(body["messages"]) + json.dumps(body.get("tools", []))) // 4
         if tokens > self.window:
             return anthropic_error(400, "invalid_request_error", f"prompt is too long: {tokens} tokens > {self.window} maximum")
-        return sse_response(anthropic_text_reply(f"answer {len(self.requests)}"))
+        usage = {"input_tokens": tokens} if self.reports_usage else {}
+        return sse_response(anthropic_text_reply(f"answer {len(self.requests)}", **usage))
 
     def summaries(self) -> list[dict]:
         return [body for body in self.requests if system_text(body) == SUMMARY_SYSTEM]
@@ -65,17 +76,20 @@ def first_text(body: dict) -> str:
 
 @pytest.fixture
 def make_session(loopback, tmp_path):
-    """make_session(window=…, keep_turns=2, turns=6, **settings): a stored conversation of `turns` turns with a tool
-    round each, for a model the user said has `window` tokens."""
+    """make_session(window=…, keep_turns=2, turns=6, messages=None, overrides=None, **settings): a stored conversation
+    of `turns` turns with a tool round each (or of `messages`), for a model the user said has `window` tokens (and the
+    models of `overrides` what they say)."""
     made: list[ChatSession] = []
 
-    def make(*, window: int, keep_turns: int = 2, turns: int = 6, **settings) -> ChatSession:
+    def make(*, window: int, keep_turns: int = 2, turns: int = 6, messages: list[Message] | None = None,
+             overrides: dict[str, ModelOverride] | None = None, **settings) -> ChatSession:
         keys = KeyLookup([EnvironmentKeys({"ANTHROPIC_API_KEY": "sk-ant-compaction-7"})])
         runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(anthropic_base_url=loopback.url, model=MODEL), keys)
         runtime.settings = Settings(keep_turns=keep_turns, **settings, model_overrides={
-            facts_key("anthropic", MODEL): ModelOverride(context_window=window, output_limit=400)})
+            facts_key("anthropic", MODEL): ModelOverride(context_window=window, output_limit=400), **(overrides or {})})
         store = Store(tmp_path / f"conversations-{len(made)}.sqlite3")
-        chat = Conversation(title="Shopping", provider="anthropic", model=MODEL, messages=conversation(turns, result=NOTE))
+        chat = Conversation(title="Shopping", provider="anthropic", model=MODEL,
+                            messages=conversation(turns, result=NOTE) if messages is None else messages)
         store.save_conversation(chat)
         for seq, message in enumerate(chat.messages):
             store.save_message(chat.id, seq, message)
@@ -220,3 +234,89 @@ async def test_a_new_chat_from_a_summary_starts_with_it_and_links_back(loopback,
     stored = session.store.load_conversation(new.id)
     assert stored.summarised_from == session.conversation.id and [m.text for m in stored.messages] == [m.text for m in new.messages]
     assert len(session.conversation.messages) == 18 and session.conversation.compactions == []  # the old one is unchanged
+
+
+def thinking_turns(count: int = 10) -> list[Message]:
+    """/tmp/rev/meter.py's conversation: every reply thought about 12k tokens (which Anthropic does not keep in the
+    context after its turn) and reported the input its request counted."""
+    thought = "Let me reason about this carefully, step by step. " * 1200
+    messages: list[Message] = []
+    reported = 0
+    for n in range(count):
+        messages.append(Message.user(f"question {n} " * 50))
+        reply = Message.assistant(MODEL, "anthropic")
+        reply.blocks = [ThinkingBlock(thinking=thought, signature="s"), TextBlock(text="answer " * 300)]
+        reported += 700 + 400
+        reply.usage = Usage(input_tokens=reported, output_tokens=12_500)
+        reply.status = MessageStatus.COMPLETED
+        messages.append(reply)
+    return messages
+
+
+@pytest.mark.asyncio
+async def test_the_threshold_is_judged_on_what_the_provider_reported_as_the_meter_judges_it(loopback, make_session):
+    """The meter puts this conversation at 16 % of the window; compaction must not see 89 % in it."""
+    server = AnthropicWithAWindow(loopback, window=200_000)
+    session = make_session(window=200_000, messages=thinking_turns())
+    assert measure(session.conversation, window=200_000, output_reserve=400, provider="anthropic").fraction < 0.3
+    finished, events = await send(session)
+    assert finished.outcome == "completed"
+    assert compacted(events) == [] and server.summaries() == []
+
+
+@pytest.mark.asyncio
+async def test_a_run_learns_the_calibration_from_the_usage_its_replies_reported(loopback, make_session):
+    """As the window's meter does, so `ask` (which has no meter) learns how far the estimate is from the reports."""
+    AnthropicWithAWindow(loopback, window=200_000)
+    session = make_session(window=200_000, messages=thinking_turns())
+    assert factor("anthropic") == 1.0
+    await send(session)
+    assert factor("anthropic") > 1.0  # the replies reported more than the estimate of their requests
+
+
+@pytest.mark.asyncio
+async def test_a_compaction_covers_only_the_turns_its_summariser_reads_whole(loopback, make_session):
+    """A summariser with a small window gets the oldest turns that fit it, every word of them; the rest waits for the
+    next compaction, which takes this one over."""
+    server = AnthropicWithAWindow(loopback, window=200_000)
+    small = {facts_key("anthropic", "claude-summariser"): ModelOverride(context_window=2_000, output_limit=400)}
+    session = make_session(window=200_000, summariser_model="claude-summariser", overrides=small)
+    messages = session.conversation.messages
+    first = await session.compact_now([].append)
+    end = [m.id for m in messages].index(first.last_message_id)
+    assert first.first_message_id == messages[0].id and 0 < first.messages == end + 1 < 12  # not all four older turns
+    assert messages[end + 1].text.startswith("question ")  # it ends where a turn begins
+    prompt = first_text(server.summaries()[0])
+    assert "left out here" not in prompt and all(m.text in prompt for m in messages[: end + 1])
+    second = await session.compact_now([].append)
+    await session.runtime.aclose()
+    assert second.replaces == [first.id] and second.first_message_id == messages[0].id
+    assert "left out here" not in first_text(server.summaries()[1])
+
+
+@pytest.mark.asyncio
+async def test_compact_now_after_an_overflow_compacts_all_but_the_current_turn(loopback, make_session):
+    """As the automatic retry after an overflow does: with nothing before the turns always sent whole, all but the last."""
+    AnthropicWithAWindow(loopback, window=200_000)
+    session = make_session(window=200_000, keep_turns=4, turns=3)
+    assert await session.compact_now([].append) is None  # the header's Compact now keeps the last four turns whole
+    events: list[ev.Event] = []
+    compaction = await session.compact_now(events.append, after_overflow=True)
+    await session.runtime.aclose()
+    assert events == [ev.ContextCompacted(compaction=compaction)]
+    messages = session.conversation.messages
+    assert (compaction.first_message_id, compaction.last_message_id) == (messages[0].id, messages[5].id)
+    assert messages[6].text == "question 2"
+
+
+@pytest.mark.asyncio
+async def test_the_usage_of_a_reply_sent_again_after_a_compaction_counts_as_reported(loopback, make_session):
+    """The reply was created before the overflow and the compaction, but its request was sent after them."""
+    AnthropicWithAWindow(loopback, window=3000, reports_usage=True)
+    session = make_session(window=200_000)
+    finished, events = await send(session)
+    assert finished.outcome == "completed" and [c.kind for c in compacted(events)] == ["summary"]
+    reply = session.conversation.messages[-1]
+    assert reply.usage.input_tokens > 100
+    breakdown = measure(session.conversation, window=200_000, provider="anthropic")
+    assert breakdown.exact_tokens == reply.usage.input_tokens + reply.usage.output_tokens

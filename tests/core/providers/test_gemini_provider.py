@@ -373,6 +373,16 @@ async def test_list_models_error_in_words(loopback, make_provider):
     assert caught.value.status_code == 403 and "rejected the key" in str(caught.value) and KEY not in str(caught.value)
 
 
+@pytest.mark.asyncio
+async def test_a_model_list_that_is_not_json_is_said_in_words(loopback, make_provider):
+    loopback.enqueue(MODELS, ScriptedResponse(headers={"content-type": "text/html"}, chunks=[b"<html><body>Sign in</body></html>"]))
+    with pytest.raises(GeminiAPIError) as caught:
+        await make_provider(loopback).list_models()
+    words = str(caught.value)
+    assert words.startswith("Gemini answered") and "not JSON" in words and "<html>" in words and KEY not in words
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
 # --- the agent loop --------------------------------------------------------------------------
 
 

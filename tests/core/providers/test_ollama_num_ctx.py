@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
-from desktop_copilot.core.context.tokens import message_tokens
+from desktop_copilot.core.context.tokens import calibrate, estimate_tokens, factor, forget_calibration, message_tokens
 from desktop_copilot.core.conversation.models import Message, MessageStatus, Role, TextBlock, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.ollama_provider import OllamaProvider
@@ -125,3 +125,19 @@ def test_the_session_passes_a_known_window_and_never_a_guess(tmp_path):
     history = long_history(10)
     assert num_ctx(build_body(request(history, max_tokens=unknown.max_tokens, context_window=unknown.context_window))) >= \
         needed(history, unknown.max_tokens)
+
+
+def test_a_calibration_learned_below_one_never_shrinks_the_window_below_the_prompt():
+    """/tmp/rev/ctx.py: a server that reports only the uncached part of its prompt teaches a factor under 1; the window
+    is still sized on at least the uncalibrated estimate, or Ollama would cut the start of the conversation."""
+    text = "The quick brown fox jumps over the lazy dog. " * 4000
+    history = [Message.user(text)]
+    before = num_ctx(build_body(request(history, context_window=131_072)))
+    try:
+        for _ in range(12):
+            calibrate("ollama", 40_000, 16_000)
+        assert factor("ollama") < 1.0
+        after = num_ctx(build_body(request(history, context_window=131_072)))
+    finally:
+        forget_calibration()
+    assert after == before >= estimate_tokens(text) + 2_048

@@ -18,6 +18,7 @@ from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
 from desktop_copilot.core.conversation.models import Message, MessageStatus, TextBlock, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.ollama_provider import OllamaProvider
+from desktop_copilot.core.providers.streaming import ProviderError
 from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.base import PydanticTool, ToolContext
 from tests.support.loopback import LoopbackServer, ScriptedResponse, corpus_chunks, json_response
@@ -289,6 +290,17 @@ async def test_list_models(loopback, make_provider):
     ]}))
     assert await make_provider(loopback).list_models() == ["llama3.2:latest", "gemma3:1b"]
     assert loopback.requests_to("/api/tags")[0].method == "GET"
+
+
+@pytest.mark.asyncio
+async def test_a_model_list_that_is_not_json_is_said_in_words(loopback, make_provider):
+    """A base URL that reaches a web page (a proxy's sign-in, another server) answers 200 with HTML."""
+    loopback.enqueue("/api/tags", ScriptedResponse(headers={"content-type": "text/html"}, chunks=[b"<html><body>Sign in</body></html>"]))
+    with pytest.raises(ProviderError) as caught:
+        await make_provider(loopback).list_models()
+    words = str(caught.value)
+    assert words.startswith("Ollama answered") and "not JSON" in words and "<html>" in words and loopback.url in words
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
 # --- the agent loop ----------------------------------------------------------------------------

@@ -82,3 +82,13 @@ def test_an_undone_compaction_inside_one_in_effect_shows_no_marker_and_a_missing
     gone = CompactionRows([_compaction(0, 3)])
     gone.derive(ORDER[:2], {m: n for n, m in enumerate(ORDER[:2])})  # its last message became an earlier version
     assert gone.leads == {} and gone.hidden == set()
+
+
+def test_a_compaction_whose_messages_are_not_all_shown_hides_nothing_it_took_over():
+    """The one that took the first over lost its last message (an earlier version now): the first's marker shows."""
+    first = _compaction(0, 3)
+    second = _compaction(0, 7, replaces=[first.id])
+    rows = CompactionRows([first, second])
+    order = ORDER[:6]
+    rows.derive(order, {message_id: n for n, message_id in enumerate(order)})
+    assert rows.leads == {"m0": [first]} and rows.hidden == set(ORDER[:4])

@@ -197,6 +197,25 @@ def test_an_overflow_offers_compact_now_and_a_new_chat_from_a_summary(qtbot, loo
     assert bar.isHidden()
 
 
+def test_compact_now_after_an_overflow_of_a_short_conversation_compacts_all_but_its_last_turn(qtbot, loopback_env, make_window):
+    """Three turns, the last four always sent whole: as the automatic retry does, all but the turn that overflowed."""
+    seeded = seed_app_store(lambda store: seed_conversation(store, "Rivers of China", _turns(3),
+                                                            last_status=MessageStatus.FAILED, error=OVERFLOW_ERROR))
+    window = make_window()
+    bar = window.recovery
+    assert bar.isVisible() and bar.kind == "overflow"
+    loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply(SUMMARY)),
+                         sse_response(anthropic_text_reply("The Yangtze is 6,300 km long.", msg_id="msg_test_0002")))
+    qtbot.mouseClick(bar.compact_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10000)
+    [made] = window.controller.model.compactions()
+    messages = seeded.messages
+    assert (made.first_message_id, made.last_message_id) == (messages[0].id, messages[3].id)
+    assert len(loopback_env.requests_to("/v1/messages")) == 2  # the summary, then the reply asked for again
+    last = window.controller.session.conversation.messages[-1]
+    assert (last.text, last.status) == ("The Yangtze is 6,300 km long.", MessageStatus.COMPLETED)
+
+
 def test_an_overflow_reported_by_the_stream_is_known_without_its_words(qtbot, loopback_env, make_window):
     loopback_env.enqueue("/v1/messages", *[anthropic_error(400, "invalid_request_error",
                                                            "prompt is too long: 219898 tokens > 200000 maximum")] * 3)
