@@ -4,9 +4,13 @@ or `seconds` have passed; it prints its URL and serves until its stdin closes.""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator, Callable
+from collections.abc import Callable, Iterator
 
 
 def serve_paced_reply(deltas: Callable[[int], Iterator[str]], rate: float, delta_bytes: int, *,
@@ -40,3 +44,29 @@ def serve_paced_reply(deltas: Callable[[int], Iterator[str]], rate: float, delta
     print(server.url, flush=True)
     sys.stdin.read()  # until the parent closes our stdin
     server.stop()
+
+
+@contextlib.contextmanager
+def app_beside_server(script: str, serve_args: list[str], home_prefix: str) -> Iterator[str]:
+    """Run `script --serve *serve_args` as the server process and point this process's app at it (a fake key, a fresh
+    DESKTOP_COPILOT_HOME, Qt offscreen, no Tavily or model override); yields its URL, stops it and removes the home
+    after."""
+    home = tempfile.TemporaryDirectory(prefix=home_prefix)
+    server = subprocess.Popen([sys.executable, script, "--serve", *serve_args], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise SystemExit("the loopback server did not start")
+        os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench-fake", ANTHROPIC_BASE_URL=url, DESKTOP_COPILOT_HOME=home.name,
+                          QT_QPA_PLATFORM="offscreen")
+        for name in ("TAVILY_API_KEY", "TAVILY_BASE_URL", "DESKTOP_COPILOT_MODEL"):
+            os.environ.pop(name, None)
+        yield url
+    finally:
+        server.stdin.close()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        home.cleanup()

@@ -48,9 +48,7 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -375,28 +373,11 @@ def main() -> int:
         serve(args.rate, args.deltas, args.delta_bytes)
         return 0
 
-    home = tempfile.TemporaryDirectory(prefix="bench-concurrent-")
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", "--rate", str(args.rate), "--deltas", str(args.deltas),
-         "--delta-bytes", str(args.delta_bytes)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    try:
-        url = server.stdout.readline().strip()
-        if not url.startswith("http://127.0.0.1:"):
-            raise SystemExit("the loopback server did not start")
-        os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench-fake", ANTHROPIC_BASE_URL=url, DESKTOP_COPILOT_HOME=home.name,
-                          QT_QPA_PLATFORM="offscreen")
-        for name in ("TAVILY_API_KEY", "TAVILY_BASE_URL", "DESKTOP_COPILOT_MODEL"):
-            os.environ.pop(name, None)
+    serve_args = ["--rate", str(args.rate), "--deltas", str(args.deltas), "--delta-bytes", str(args.delta_bytes)]
+    from _paced_server import app_beside_server
+
+    with app_beside_server(__file__, serve_args, "bench-concurrent-"):
         return run(args)
-    finally:
-        server.stdin.close()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        home.cleanup()
 
 
 def run(args) -> int:

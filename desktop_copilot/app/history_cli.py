@@ -145,12 +145,13 @@ def run_search(args: argparse.Namespace, store: Store | None) -> int:
 def run_export(args: argparse.Namespace, store: Store | None) -> int:
     from desktop_copilot.app.history_render import title_of
     from desktop_copilot.core.config.atomic_file import write_atomically
-    from desktop_copilot.core.storage.export import to_json, to_markdown
+    from desktop_copilot.core.storage.export import stored_versions, to_json, to_markdown
 
     to_file = args.output not in (None, "-")
     kind = args.format or ("json" if to_file and args.output.lower().endswith(".json") else "md")
     conversation = load(store, args)
-    text = to_markdown(conversation) if kind == "md" else to_json([conversation]) + "\n"
+    versions = stored_versions(store, conversation.id) if store is not None else []  # other answers, earlier replies
+    text = to_markdown(conversation, versions) if kind == "md" else to_json([conversation], {conversation.id: versions}) + "\n"
     if not to_file:
         sys.stdout.write(text)
         return EXIT_OK

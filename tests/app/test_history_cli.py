@@ -282,6 +282,29 @@ def test_export_goes_to_standard_output_or_atomically_to_a_file(tmp_path):
     assert not (tmp_path / "missing").exists()
 
 
+def test_export_carries_the_other_versions_of_a_reply():
+    """The answers of the models not picked (Ask several models) and replaced replies stay exported and searchable."""
+    from desktop_copilot.core.storage.versions import TailArchive
+
+    def seed(store: Store) -> str:
+        conversation = seed_conversation(store, "Sky", [("Why is the sky blue?", "Rayleigh scattering.")])
+        other = Message(role=Role.ASSISTANT, model="llama3.2", provider="ollama", blocks=[TextBlock(text="Dust and ozone.")])
+        TailArchive(store).archive(conversation.id, 1, [other])  # an archived tail that was never the active reply
+        return conversation.id
+
+    conversation_id = seed_app_store(seed)
+    markdown = history("export", conversation_id)
+    assert markdown.returncode == 0, markdown.stderr
+    active, versions = markdown.stdout.split("# Other versions")
+    assert "Rayleigh scattering." in active and "Dust and ozone." not in active
+    assert "### From message 2 · ollama/llama3.2" in versions and "Dust and ozone." in versions
+    exported = json.loads(history("export", conversation_id, "--format", "json").stdout)["conversations"][0]
+    assert [[m["blocks"][0]["text"] for m in v["messages"]] for v in exported["versions"]] == [["Dust and ozone."]]
+    again = history("import", "-", stdin=json.dumps({"format": "desktop-copilot/conversations", "version": 1,
+                                                     "conversations": [exported]}))
+    assert again.returncode == 0 and "already here and kept as it was" in again.stdout  # an export with versions reads back
+
+
 def test_import_restores_an_export_and_never_overwrites_a_stored_conversation(tmp_path):
     conversation = rich_conversation()
     export = tmp_path / "weather.json"

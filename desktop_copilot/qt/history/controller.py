@@ -98,6 +98,7 @@ class HistoryController(QObject):
                 return False
         self.conversations.remove(conversation_id)
         self.states.forget(conversation_id)
+        self.controller.side_by_side.forget(conversation_id)
         if is_current:
             self._show(Conversation())
         if self.sidebar.showing_results():

@@ -12,7 +12,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QStanda
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
-from desktop_copilot.core.storage.export import ExportFormatError, export_all, import_json, to_json, to_markdown
+from desktop_copilot.core.storage.export import ExportFormatError, export_all, import_json, stored_versions, to_json, to_markdown
 from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.qt.history.controller import HistoryController
 
@@ -102,7 +102,10 @@ class HistoryActions(QObject):
         path = self._ask_save(title, safe_file_name(conversation.title, suffix), name_filter, suffix)
         if path is None:
             return None
-        return self._write(path, lambda: to_markdown(conversation) if markdown else to_json([conversation]))
+        store = self.history.store
+        versions = stored_versions(store, conversation.id) if store is not None else []  # other answers, regenerated replies
+        return self._write(path, lambda: to_markdown(conversation, versions) if markdown
+                           else to_json([conversation], {conversation.id: versions}))
 
     def export_all(self) -> Path | None:
         if self.history.store is None:

@@ -9,11 +9,8 @@ The notifications these runs send are tested in test_notifications.py."""
 from __future__ import annotations
 
 import sqlite3
-from collections import deque
-from typing import ClassVar
 
 import pytest
-from pydantic import BaseModel
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -22,41 +19,18 @@ from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.conversation.models import Message, MessageStatus, Role, ToolCallStatus
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
-from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext
 from desktop_copilot.qt.history.conversation_list_model import ConversationListModel
 from desktop_copilot.qt.history.run_states import APPROVAL, FAILED, INTERRUPTED, STREAMING, UNSEEN, RowState
 from desktop_copilot.qt.transcript.message_jump import RowFlash
 from tests.qt.conftest import run_async
 from tests.qt.transcript.parts.test_approval_card import hotspot_rect
+from tests.support.conversation_replies import ByConversation, DeleteNote
 from tests.support.history_seed import seed_app_store, seed_conversation
-from tests.support.loopback import RecordedRequest, ScriptedResponse, anthropic_error, anthropic_text_reply, anthropic_tool_reply, sse_response
+from tests.support.loopback import ScriptedResponse, anthropic_error, anthropic_text_reply, anthropic_tool_reply, sse_response
 
 Model = ConversationListModel
 STORY = " ".join(f"word{n}" for n in range(60))
 """A reply long enough to stream for a while in 60 pieces."""
-
-
-# --- a provider that answers each conversation by its first message ------------------------------------------
-
-
-class ByConversation:
-    """The loopback's handler for /v1/messages: each request is answered from the queue of the conversation it belongs
-    to (told by the conversation's first user message), so runs in several conversations at once get their own replies
-    whatever order their requests arrive in."""
-
-    def __init__(self) -> None:
-        self.queues: dict[str, deque[ScriptedResponse]] = {}
-
-    def add(self, first_message: str, *responses: ScriptedResponse) -> None:
-        self.queues.setdefault(first_message, deque()).extend(responses)
-
-    def __call__(self, request: RecordedRequest) -> ScriptedResponse:
-        first = request.json()["messages"][0]["content"]
-        text = first if isinstance(first, str) else "".join(b.get("text", "") for b in first if b.get("type") == "text")
-        queue = self.queues.get(text)
-        if not queue:
-            return anthropic_error(400, "invalid_request_error", f"loopback: no reply scripted for {text!r}")
-        return queue.popleft()
 
 
 @pytest.fixture
@@ -64,27 +38,6 @@ def script(loopback_env) -> ByConversation:
     handler = ByConversation()
     loopback_env.set_handler("/v1/messages", handler)
     return handler
-
-
-# --- a tool with side effects that asks first ---------------------------------------------------------------
-
-
-class NoteArgs(BaseModel):
-    name: str
-
-
-class DeleteNote(PydanticTool):
-    name: ClassVar[str] = "delete_note"
-    description: ClassVar[str] = "Delete one of the user's notes."
-    arguments: ClassVar[type[BaseModel]] = NoteArgs
-    risk: ClassVar[Risk] = Risk.DESTRUCTIVE
-
-    def __init__(self) -> None:
-        self.deleted: list[str] = []
-
-    async def run(self, args: NoteArgs, ctx: ToolContext) -> str:
-        self.deleted.append(args.name)
-        return f"deleted {args.name}"
 
 
 @pytest.fixture
