@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6 import QtCore
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMessageBox, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
@@ -394,7 +394,7 @@ class MainWindow(QMainWindow):
         keep = box.addButton(self.tr("Keep the window open"), QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(keep)
         box.setEscapeButton(keep)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setWindowModality(QtCore.Qt.WindowModality.WindowModal)  # QtCore.Qt: built after the first frame
 
         def answered(_result: int) -> None:
             self.quit_box = None
