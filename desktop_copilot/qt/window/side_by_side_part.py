@@ -3,36 +3,50 @@ their answers stream in columns under the question, and picking one puts it in t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 
 from desktop_copilot.core.side_by_side import ModelChoice
-from desktop_copilot.qt.side_by_side.choose_models import ChooseModelsDialog
-from desktop_copilot.qt.side_by_side.columns import AnswerColumns
+
+if TYPE_CHECKING:  # built at the first turn or the first click: an idle window holds neither
+    from desktop_copilot.qt.side_by_side.choose_models import ChooseModelsDialog
+    from desktop_copilot.qt.side_by_side.columns import AnswerColumns
 
 
 class SideBySideUi(QObject):
     def __init__(self, window) -> None:
         super().__init__(window)
         self.window = window
-        controller = window.controller
-        self.runs = controller.side_by_side
-        from desktop_copilot.core.usage.totals import conversation_totals
-        from desktop_copilot.qt.window.usage_display import format_usage, prices_of
-
-        def usage_text(messages) -> str:
-            return format_usage(conversation_totals(messages, prices_of(controller.session.runtime)))
-
-        self.columns = AnswerColumns(controller.provider_label, usage_text, window)
-        layout = window.view.parentWidget().layout()
-        layout.insertWidget(layout.indexOf(window.view) + 1, self.columns, 2)
+        self.runs = window.controller.side_by_side
+        self._columns: AnswerColumns | None = None
         self.dialog: ChooseModelsDialog | None = None
         window.composer.sig_ask_several.connect(self.choose)
         self.runs.sig_changed.connect(self._turn_changed)
-        self.runs.sig_column_event.connect(self.columns.on_event)
-        controller.sig_busy_changed.connect(lambda _busy: self.columns.refresh())
-        self.columns.sig_stop.connect(self.runs.stop)
-        self.columns.sig_pick.connect(self.pick)
-        self.columns.sig_tool_decision.connect(controller.decide)
+
+    @property
+    def columns(self) -> AnswerColumns:
+        """The answers' columns under the transcript, made the first time a turn shows."""
+        if self._columns is None:
+            from desktop_copilot.core.usage.totals import conversation_totals
+            from desktop_copilot.qt.side_by_side.columns import AnswerColumns
+            from desktop_copilot.qt.window.usage_display import format_usage, prices_of
+
+            window, controller = self.window, self.window.controller
+
+            def usage_text(messages) -> str:
+                return format_usage(conversation_totals(messages, prices_of(controller.session.runtime)))
+
+            columns = AnswerColumns(controller.provider_label, usage_text, window)
+            layout = window.view.parentWidget().layout()
+            layout.insertWidget(layout.indexOf(window.view) + 1, columns, 2)
+            self.runs.sig_column_event.connect(columns.on_event)
+            controller.sig_busy_changed.connect(lambda _busy: columns.refresh())
+            columns.sig_stop.connect(self.runs.stop)
+            columns.sig_pick.connect(self.pick)
+            columns.sig_tool_decision.connect(controller.decide)
+            self._columns = columns
+        return self._columns
 
     def entries(self) -> list[tuple[str, ModelChoice]]:
         """Every model of every provider that can answer now (its key is there, or it needs none), as the model
@@ -62,6 +76,8 @@ class SideBySideUi(QObject):
         self.window.model_picker.tasks.start(self._open_chooser(text))
 
     async def _open_chooser(self, text: str) -> None:
+        from desktop_copilot.qt.side_by_side.choose_models import ChooseModelsDialog
+
         await self.window.model_picker.check_keys()
         if self.dialog is not None:
             return
@@ -112,6 +128,8 @@ class SideBySideUi(QObject):
 
     def _turn_changed(self) -> None:
         turn = self.runs.shown
+        if turn is None and self._columns is None:
+            return
         self.columns.show_turn(turn)
         layout = self.window.view.parentWidget().layout()
         layout.setStretchFactor(self.window.view, 1)
