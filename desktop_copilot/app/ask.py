@@ -56,9 +56,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-save", action="store_true", help="do not store this conversation")
     parser.add_argument("--json", action="store_true", help="print one unified event per line as JSON")
     parser.add_argument("--show-thinking", action="store_true", help="print thinking to stderr")
+    offered = parser.add_mutually_exclusive_group()
+    offered.add_argument("--tools", type=_tool_names, metavar="NAME,…",
+                         help="offer only these tools (names as `desktop-copilot tools list` and the MCP servers give them)")
+    offered.add_argument("--no-tools", action="store_true", help="offer no tools")
     parser.add_argument("-y", "--yes", action="store_true",
                         help="run tools that change things without asking (otherwise: asked on a terminal, denied without one)")
     parser.set_defaults(run=run)
+
+
+def _tool_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one tool, or use --no-tools")
+    return names
 
 
 def _provider(text: str) -> str:
@@ -159,7 +170,7 @@ class TerminalPrinter:
             case ev.ContextCompacted(compaction=compaction):
                 self._write(self.err, f"note: {compaction_notice(compaction)}\n")
             case ev.LoopDetected(name=name, repeats=repeats):
-                self._write(self.err, f"[loop] {name} was called {repeats} times in a row with the same arguments; stopping.\n")
+                self._write(self.err, f"[loop] {name} was called {repeats} times in a row with the same arguments.\n")
             case ev.Error(message=message):
                 if self._wrote_text:
                     self._write(self.out, "\n")
@@ -202,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace) -> int:
-    from desktop_copilot.app.ask_approval import choose_approver
+    from desktop_copilot.app.ask_approval import choose_approver, choose_loop_question
     from desktop_copilot.core.content.attachments import AttachmentError, read_attachment
     from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
     from desktop_copilot.core.chat import ChatSession
@@ -256,9 +267,14 @@ async def _ask(args: argparse.Namespace) -> int:
             await runtime.mcp.wait_ready(MCP_START_TIMEOUT)
             for problem in mcp_problems(runtime):
                 print(f"warning: {problem}", file=sys.stderr)
+        if args.no_tools or args.tools:
+            if (problem := _choose_tools(runtime, conversation, [] if args.no_tools else args.tools)) is not None:
+                print(f"error: {problem}", file=sys.stderr)
+                return EXIT_USAGE
         _clamp_output_limit(runtime, session.model_for(session.provider_id()), asked=args.max_tokens)
         printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=args.json, show_thinking=args.show_thinking)
-        task = asyncio.create_task(session.send(" ".join(args.prompt), printer, attachments=attachments))
+        task = asyncio.create_task(session.send(" ".join(args.prompt), printer, choose_loop_question(),
+                                                attachments=attachments))
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, task.cancel)
@@ -273,12 +289,47 @@ async def _ask(args: argparse.Namespace) -> int:
             return EXIT_STOPPED
         finally:
             printer.flush()
+        note_file_changes(session, sys.stderr)
         return report_end(finished, session, sys.stderr)
     finally:
         await runtime.aclose()
         runtime.stop_mcp()
         if store is not None:
             store.close()
+
+
+def _choose_tools(runtime, conversation: Conversation, names: list[str]) -> str | None:
+    """Offer only `names` in this conversation (kept with it, as the window's Tools button does); the problem in words
+    when a name is no tool that can be offered."""
+    off = runtime.switched_off()
+    known = {tool.name for tool in runtime.registry.all() if tool.name not in off}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        return (f"no tool named {', '.join(unknown)} can be offered; the tools switched on are {', '.join(sorted(known)) or 'none'}"
+                " (`desktop-copilot tools list`, `desktop-copilot tools enable NAME`)")
+    conversation.tools = sorted(names)
+    return None
+
+
+def note_file_changes(session, err: TextIO) -> None:
+    """After a reply that changed workspace files (and kept them for undo): how to undo it."""
+    if session.store is None:
+        return
+    import sqlite3
+
+    from desktop_copilot.core.conversation.statuses import Role
+    from desktop_copilot.core.file_undo import reply_files
+
+    messages = session.conversation.messages
+    last_user = max((i for i, m in enumerate(messages) if m.role is Role.USER), default=-1)
+    reply = [m.id for m in messages[last_user + 1:]]
+    try:
+        count = len(reply_files(session.store.connection, session.conversation.id, reply)) if reply else 0
+    except sqlite3.Error:  # a note only: the reply itself is in
+        return
+    if count:
+        err.write(f"note: this reply changed {count} file{'s' * (count != 1)}; undo with `desktop-copilot undo --last`\n")
+        err.flush()
 
 
 def mcp_problems(runtime) -> list[str]:

@@ -86,3 +86,41 @@ class TerminalApprover:
             self.stderr.flush()
             reason = await self._reader.call(self.stdin.readline)
             return ApprovalAnswer(Decision.DENY, reason.strip())
+
+
+LOOP_PROMPT = "[c]ontinue once, [a]llow repeats in this conversation, or [S]top: "
+LOOP_CHOICES = {"c": "once", "continue": "once", "once": "once", "a": "conversation", "allow": "conversation",
+                "s": "stop", "stop": "stop", "n": "stop", "": "stop"}
+
+
+def choose_loop_question(stdin: TextIO | None = None, stderr: TextIO | None = None):
+    """The question asked when the same call repeats: on a terminal, read from it; without one, None (the run stops)."""
+    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
+    return TerminalLoopQuestion(stdin, stderr) if stdin is not None and stdin.isatty() else None
+
+
+class TerminalLoopQuestion:
+    """Asks on the terminal whether to go on after a repeated call (the core's LoopChoice values)."""
+
+    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
+        self.stdin, self.stderr = stdin, stderr
+        self._reader = DaemonWorker("ask-loop-question")
+
+    async def __call__(self, detected):
+        from desktop_copilot.core.agent.loop import LoopChoice
+
+        arguments = json.dumps(detected.arguments, ensure_ascii=False)
+        if len(arguments) > 300:
+            arguments = arguments[:300] + "…"
+        self.stderr.write(f"[loop] the arguments each time: {arguments}\n")  # the printer said which tool, how often
+        while True:
+            self.stderr.write(LOOP_PROMPT)
+            self.stderr.flush()
+            line = await self._reader.call(self.stdin.readline)
+            if line == "":
+                self.stderr.write("\n")
+                return LoopChoice.STOP
+            choice = LOOP_CHOICES.get(line.strip().lower())
+            if choice is not None:
+                return LoopChoice(choice)
+            self.stderr.write("Please answer c, a or s.\n")

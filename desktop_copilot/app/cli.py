@@ -1,4 +1,5 @@
-"""Command-line entry point: `desktop-copilot` opens the window; `ask`, `history`, `keys`, `mcp` and `models` work without Qt.
+"""Command-line entry point: `desktop-copilot` opens the window; `ask`, `history`, `keys`, `mcp`, `models` and `undo` work
+without Qt.
 Each command logs to the profile's log file (`--debug` or DESKTOP_COPILOT_LOG=debug for more)."""
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(DEBUG_FLAG, action="store_true", help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from desktop_copilot.app import ask, history_cli, keys_cli, mcp_cli, models_cli
+    from desktop_copilot.app import ask, history_cli, keys_cli, mcp_cli, models_cli, permissions_cli, tools_cli, undo_cli
 
     ask.add_parser(commands)
     history_cli.add_parser(commands)
     keys_cli.add_parser(commands)
     mcp_cli.add_parser(commands)
     models_cli.add_parser(commands)
+    permissions_cli.add_parser(commands)
+    tools_cli.add_parser(commands)
+    undo_cli.add_parser(commands)
     _accept_debug_anywhere(commands)
     return parser
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.approval.decisions import Approver
-from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, RunOptions
+from desktop_copilot.core.agent.loop import AgentLoop, ConfirmLoop, Emit, LoopChoice, RunOptions
 from desktop_copilot.core.content.attachments import check_sendable
 from desktop_copilot.core.conversation.history import live_compactions, sendable_history
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message, Role
@@ -73,6 +73,23 @@ class ChatSession:
     approver: Approver | None = None
     """Asks the user about tool calls with side effects (the window's cards, `ask`'s terminal prompt); None
     denies them, saying there was no one to ask."""
+    repeats_allowed: bool = False
+    """The user chose "Allow repeats in this conversation" when a call repeated: the loop question is not asked again."""
+
+    def _loop_question(self, confirm_loop: ConfirmLoop | None) -> ConfirmLoop | None:
+        """`confirm_loop`, skipped once the user allowed repeats in this conversation, and remembering that answer."""
+        if confirm_loop is None:
+            return None
+
+        async def ask(detected: ev.LoopDetected) -> LoopChoice | bool:
+            if self.repeats_allowed:
+                return LoopChoice.ALLOW_REPEATS
+            answer = await confirm_loop(detected)
+            if answer == LoopChoice.ALLOW_REPEATS:
+                self.repeats_allowed = True
+            return answer
+
+        return ask
 
     def ensure_history(self) -> None:
         if self.history_loaded:
@@ -306,7 +323,7 @@ class ChatSession:
         run.tool_context.conversation_id = self.conversation.id
         hooks = self.runtime.tool_hooks(self.approver, self.conversation.title)
         options = self.options(run.provider_id)
-        loop = AgentLoop(run.provider, run.tools, run.tool_context, options, forward, confirm_loop, hooks,
+        loop = AgentLoop(run.provider, run.tools, run.tool_context, options, forward, self._loop_question(confirm_loop), hooks,
                          context=self._keeper(run, forward, options))
         try:
             return await loop.run(self.conversation.messages)

@@ -23,6 +23,7 @@ from desktop_copilot.core.approval.decisions import Approver, deny_without_termi
 from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.approval.hook import ApprovalHook
 from desktop_copilot.core.config.app_config import DEFAULT_TOOL_RESULT_LIMIT
+from desktop_copilot.core.storage.file_snapshots import SnapshotRecorder
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
 from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
 
@@ -107,6 +108,7 @@ class Runtime:
         self.keys = keys or KeyLookup([EnvironmentKeys()])
         self._registry = registry
         self.switched_off_tools: set[str] = set()
+        """The tools switched off in Settings (`Settings.disabled_tools`); `switched_off()` adds those off by default."""
         self.warnings: list[str] = []
         """Problems to tell the user about (e.g. no usable keyring), without secrets."""
         self.settings: Settings | None = None
@@ -222,7 +224,8 @@ class Runtime:
         `offered`: the names of the only tools to offer (a conversation's assistant chose them); None offers
         those switched on in Settings."""
         spec = self.spec(self.provider_id(provider_id))
-        switched_off = self.switched_off_tools if offered is None else {t.name for t in self.registry.all() if t.name not in offered}
+        switched_off = (self.switched_off() if offered is None  # a conversation's own set, but never a tool still off
+                        else {t.name for t in self.registry.all() if t.name not in offered} | self.not_switched_on())
         tool_keys = {name for tool in self._switched_on_tools(switched_off) for name in tool.required_keys}
         names = sorted(tool_keys | ({spec.key_name} if spec.key_name else set()))
         found = await in_keyring_thread(_look_up, self.keys, names)
@@ -232,6 +235,16 @@ class Runtime:
         tools = self.registry.enabled_for(KeyLookup([found]), switched_off, workspace=self.workspace())  # a dict is a KeySource
         provider = self._provider_with(spec, key.secret if key else None)
         return RunResources(provider, tools, self._tool_context(tools, found), spec.id)
+
+    def switched_off(self) -> set[str]:
+        """The tools not offered: those switched off in Settings (`switched_off_tools`), and those off until switched
+        on (`Tool.enabled_by_default` False: the shell) that are not in `Settings.enabled_tools`."""
+        return self.switched_off_tools | self.not_switched_on()
+
+    def not_switched_on(self) -> set[str]:
+        """The tools off until switched on (`Tool.enabled_by_default` False: the shell) that Settings has not switched on."""
+        switched_on = self.settings.enabled_tools if self.settings is not None else set()
+        return {tool.name for tool in self.registry.all() if not tool.enabled_by_default and tool.name not in switched_on}
 
     def _switched_on_tools(self, switched_off: set[str]) -> list[Tool]:
         return [tool for tool in self.registry.all() if tool.name not in switched_off]
@@ -257,7 +270,8 @@ class Runtime:
         needed = {name for tool in tools for name in tool.required_keys}
         keys = {name: found[name].secret for name in needed if name in found}
         endpoints = {"tavily": self.config.tavily_base_url} if self.config.tavily_base_url else {}
-        return ToolContext(keys=keys, http=self._http, endpoints=endpoints, workspace=self.workspace())
+        return ToolContext(keys=keys, http=self._http, endpoints=endpoints, workspace=self.workspace(),
+                           snapshots=SnapshotRecorder(self.paths.database))
 
     def workspace(self) -> Path | None:
         """The folder the workspace file tools may reach, when one is chosen in Settings and still exists."""

@@ -147,3 +147,22 @@ async def test_missing_key_refuses_before_anything_is_stored(loopback, tmp_path)
     assert session.conversation.messages == [] and store.list_conversations() == []
     assert loopback.requests_to("/v1/messages") == []
     store.close()
+
+
+@pytest.mark.asyncio
+async def test_allowing_repeats_is_remembered_for_the_conversation_and_continue_once_is_not():
+    from desktop_copilot.core.agent.loop import LoopChoice
+
+    detected = ev.LoopDetected(name="web_fetch", arguments={"url": "https://example.org"}, repeats=3)
+    for answer, asked_twice in ((LoopChoice.CONTINUE_ONCE, True), (LoopChoice.ALLOW_REPEATS, False), (LoopChoice.STOP, True)):
+        session, asked = ChatSession(None, Conversation()), []  # type: ignore[arg-type]
+
+        async def confirm(event, answer=answer, asked=asked):
+            asked.append(event)
+            return answer
+
+        question = session._loop_question(confirm)
+        assert await question(detected) == answer
+        assert await question(detected) == (LoopChoice.ALLOW_REPEATS if not asked_twice else answer)
+        assert len(asked) == (2 if asked_twice else 1)
+    assert ChatSession(None, Conversation())._loop_question(None) is None  # type: ignore[arg-type]

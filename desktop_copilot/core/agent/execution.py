@@ -4,6 +4,7 @@ concurrency, timeouts, and the size cap of what the model gets back."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import time
@@ -105,13 +106,31 @@ class ToolExecutor:
         if approval.asked and not approval.decision:
             self._status(message, item.call, ToolCallStatus.AWAITING_APPROVAL, tool=item.tool)
 
+    def _output_of(self, message: Message, call: ToolCallBlock) -> tuple[Callable[[str], None], Callable[[], None]]:
+        """(report, close): `report(text)` shows `text` on `call`'s card as a ToolOutput event until `close()`, after
+        which (the call ended) what a tool's leftover thread or callback reports is dropped."""
+        open_ = True
+
+        def report(text: str) -> None:
+            if open_ and text:
+                self._apply(message, ev.ToolOutput(tool_call_id=call.id, text=str(text)))
+
+        def close() -> None:
+            nonlocal open_
+            open_ = False
+
+        return report, close
+
     async def _run_one(self, message: Message, item: PendingCall, args: object) -> None:
         tool, call = item.tool, item.call
         self._status(message, call, ToolCallStatus.RUNNING, tool=tool)
         started = time.monotonic()
         outcome = "cancelled"
+        report, close = self._output_of(message, call)
+        context = dataclasses.replace(self.context, report_output=report,  # this call's: its output goes to its card
+                                      message_id=message.id, tool_call_id=call.id)  # and file changes are kept by reply
         try:
-            returned = await asyncio.wait_for(tool.run(args, self.context), timeout=tool.timeout)
+            returned = await asyncio.wait_for(tool.run(args, context), timeout=tool.timeout)
             result = returned if isinstance(returned, ToolResult) else ToolResult(str(returned))
             for hook in self.hooks:
                 result = await hook.after_call(item, result, self.context)
@@ -132,6 +151,7 @@ class ToolExecutor:
             outcome = "error result" if result.is_error else "ok"
             self._status(message, call, ToolCallStatus.ERROR if result.is_error else ToolCallStatus.DONE, result, tool=tool)
         finally:
+            close()
             level = logging.INFO if outcome in ("ok", "cancelled") else logging.WARNING
             log.log(level, "tool run: name=%s id=%s outcome=%s duration=%.3fs",
                     tool.name, call.id, outcome, time.monotonic() - started)

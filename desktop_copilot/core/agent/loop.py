@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Protocol
 
 from desktop_copilot.core.conversation import events as ev
@@ -27,7 +28,15 @@ from desktop_copilot.core.tools.hooks import ToolHook
 log = logging.getLogger(__name__)
 
 Emit = Callable[[ev.Event], None]
-ConfirmLoop = Callable[[ev.LoopDetected], Awaitable[bool]]
+ConfirmLoop = Callable[[ev.LoopDetected], Awaitable["LoopChoice | bool"]]
+"""Asked when the same call repeats LOOP_REPEATS times: CONTINUE_ONCE (True), ALLOW_REPEATS (this conversation does not
+ask again) or STOP (False)."""
+
+
+class LoopChoice(StrEnum):
+    CONTINUE_ONCE = "once"
+    ALLOW_REPEATS = "conversation"
+    STOP = "stop"
 
 LOOP_REPEATS = 3
 STOPPED_RESULT = "Cancelled: the user stopped the reply before this tool call finished."
@@ -192,7 +201,8 @@ class AgentLoop:
             if len(recent) == LOOP_REPEATS and len(set(recent)) == 1:
                 detected = ev.LoopDetected(name=call.name, arguments=call.arguments, repeats=LOOP_REPEATS, message_id=message.id)
                 self.emit(detected)
-                if self.confirm_loop is not None and await self.confirm_loop(detected):
+                answer = await self.confirm_loop(detected) if self.confirm_loop is not None else LoopChoice.STOP
+                if answer is True or answer in (LoopChoice.CONTINUE_ONCE, LoopChoice.ALLOW_REPEATS):
                     self._recent_calls.clear()
                     continue
                 return False

@@ -15,6 +15,8 @@ class Decision(StrEnum):
     ALLOW_CONVERSATION = "allow_conversation"
     ALLOW_ALWAYS = "allow_always"
     DENY = "deny"
+    ALLOW_LIKE = "allow_like"
+    """Allow this call, and add an allow rule for calls like it (the pattern the card proposed, as the user edited it)."""
     # decided without asking:
     READ_ONLY = "read_only"
     """The tool declares it changes nothing."""
@@ -24,10 +26,14 @@ class Decision(StrEnum):
     """`ask --yes`."""
     BLOCKED = "blocked"
     """A hook refused the call."""
+    RULE_ALLOWED = "rule_allowed"
+    """A permission rule allows the call (core/approval/rules.py)."""
+    RULE_DENIED = "rule_denied"
+    """A permission rule denies the call; it is not run, and the model is told which rule."""
 
     @property
     def allows(self) -> bool:
-        return self not in (Decision.DENY, Decision.BLOCKED)
+        return self not in (Decision.DENY, Decision.BLOCKED, Decision.RULE_DENIED)
 
     @property
     def label(self) -> str:
@@ -39,10 +45,13 @@ DECISION_LABELS = {
     Decision.ALLOW_CONVERSATION: "Allowed in this conversation",
     Decision.ALLOW_ALWAYS: "Always allowed",
     Decision.DENY: "Denied",
+    Decision.ALLOW_LIKE: "Allowed, with a rule for calls like it",
     Decision.READ_ONLY: "Read-only: ran without asking",
     Decision.GRANTED: "Allowed by an earlier grant",
     Decision.YES_FLAG: "Allowed by --yes",
     Decision.BLOCKED: "Blocked",
+    Decision.RULE_ALLOWED: "Allowed by a rule",
+    Decision.RULE_DENIED: "Denied by a rule",
 }
 
 USER_CHOICES = (Decision.ALLOW_ONCE, Decision.ALLOW_CONVERSATION, Decision.ALLOW_ALWAYS, Decision.DENY)
@@ -61,6 +70,12 @@ class ApprovalRequest:
     preview: str = ""
     conversation_id: str = ""
     description: str = ""
+    rule_tool: str = ""
+    """The tool as rules name it (`shell`, `mcp:notes/delete_note`)."""
+    rule_argument: str | None = None
+    """The call's main argument as rules match it (the command, the workspace path, the host); None without one."""
+    proposed_pattern: str = ""
+    """What "always allow calls like this" would allow (`git status*`); "" when the tool has no main argument."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +83,8 @@ class ApprovalAnswer:
     decision: Decision
     reason: str = ""
     """Why the user denied it (sent to the model), optional."""
+    pattern: str = ""
+    """With ALLOW_LIKE: the pattern of the allow rule to add."""
 
 
 Approver = Callable[[list[ApprovalRequest]], Awaitable[list[ApprovalAnswer]]]
@@ -103,3 +120,9 @@ def denial_result(shown_name: str, reason: str) -> str:
     if reason.strip():
         text += f" Reason: {reason.strip()}"
     return text + " Do not call it again with the same arguments unless the user asks; continue without it."
+
+
+def rule_denial_result(shown_name: str, rule: str) -> str:
+    """The error result a call denied by a rule sends to the model: which rule, and that asking again will not help."""
+    return (f"{shown_name} was not run: the user's permission rule `{rule}` denies it (Settings ▸ Permissions). "
+            "Do not call it again with the same arguments; continue without it or ask the user.")

@@ -71,6 +71,8 @@ class Settings(BaseModel):
     max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
     """The output limit of a reply; models with a lower maximum are sent theirs (config.MODEL_OUTPUT_CAPS)."""
     disabled_tools: set[str] = Field(default_factory=set)
+    enabled_tools: set[str] = Field(default_factory=set)
+    """Tools off until switched on (`Tool.enabled_by_default` False: the shell) that the user switched on."""
     window_geometry: str | None = None
     """Qt's saveGeometry() as base64."""
     window_splitter_sizes: list[int] = Field(default_factory=list)
@@ -209,7 +211,7 @@ class Settings(BaseModel):
     def _valid_learned_tools_only(cls, value: Any) -> Any:
         return valid_learned(value)
 
-    @field_serializer("disabled_tools", "disabled_providers")
+    @field_serializer("disabled_tools", "enabled_tools", "disabled_providers")
     def _sorted(self, value: set[str]) -> list[str]:
         return sorted(value)
 

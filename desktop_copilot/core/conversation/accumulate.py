@@ -15,6 +15,7 @@ from desktop_copilot.core.conversation.models import (
     Message,
     MessageStatus,
     RawBlock,
+    TOOL_OUTPUT_LIMIT,
     RedactedThinkingBlock,
     TextBlock,
     ThinkingBlock,
@@ -115,6 +116,12 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                         block.finish(status, clean_text(result or ""), is_error=is_error)
                         block.result_parts = clean_json(event.parts or [])
                         block.model_result = None if event.model_result is None else clean_text(event.model_result)
+                        if status is not ToolCallStatus.CANCELLED:  # the result holds the output
+                            block.output = ""
+        case ev.ToolOutput(tool_call_id=call_id, text=text):
+            for block in message.tool_calls:
+                if block.id == call_id and not block.status.finished:
+                    block.output = _tail(_grown(block, "output", clean_text(text)))
         case ev.ToolApprovalChanged(tool_call_id=call_id, approval=approval):
             for block in message.tool_calls:
                 if block.id == call_id:
@@ -130,6 +137,16 @@ def _grown(block, field: str, addition: str) -> str:
     setattr(block, field, "")
     current += addition
     return current
+
+
+def _tail(output: str) -> str:
+    """`output` past TOOL_OUTPUT_LIMIT cut to its last three quarters of the limit, from a line start where one is
+    near: the cut is made once per quarter of the limit that arrives, not at every delta."""
+    if len(output) <= TOOL_OUTPUT_LIMIT:
+        return output
+    start = len(output) - TOOL_OUTPUT_LIMIT * 3 // 4
+    newline = output.find("\n", start, start + 2000)
+    return output[newline + 1 if newline >= 0 else start :]
 
 
 def _close_open_thinking(message: Message) -> None:

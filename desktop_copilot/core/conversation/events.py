@@ -2,7 +2,7 @@
 
 Provider events describe one assistant message as it streams (`start`, `text_*`,
 `thinking_*`, `toolcall_*`, `raw_block`, `usage`, `done`, `error`). Loop events describe what
-the agent loop does around them (`message_created`, `tool_status`, `loop_detected`,
+the agent loop does around them (`message_created`, `tool_status`, `tool_output`, `loop_detected`,
 `run_finished`), and the session says when it replaces part of the history (`history_changed`). Every event names the message it belongs to once the loop has routed it.
 """
 
@@ -197,6 +197,16 @@ class ToolApprovalChanged(Event):
 
 
 @dataclass(slots=True)
+class ToolOutput(Event):
+    """More output of a running call (the shell's stdout and stderr as they come), shown on its card while it runs;
+    what the model gets is the call's result."""
+
+    kind: ClassVar[str] = "tool_output"
+    tool_call_id: str = ""
+    text: str = ""
+
+
+@dataclass(slots=True)
 class LoopDetected(Event):
     kind: ClassVar[str] = "loop_detected"
     name: str = ""
@@ -242,7 +252,7 @@ class RunFinished(Event):
     detail: str = ""
 
 
-DELTA_EVENTS = (TextDelta, ThinkingDelta, ToolCallDelta, UsageUpdate)
+DELTA_EVENTS = (TextDelta, ThinkingDelta, ToolCallDelta, UsageUpdate, ToolOutput)
 """Events that only grow what is already there: written and repainted at most once per interval."""
 
 PROVIDER_EVENT_TYPES = (

@@ -63,7 +63,13 @@ class ToolApproval(BaseModel):
     decision: str = ""
     """"" while waiting; then one of core.approval.Decision's values."""
     reason: str = ""
-    """The user's reason for a denial, or the hook's for a block."""
+    """The user's reason for a denial, the hook's for a block, or the rule that decided."""
+    proposed_pattern: str = ""
+    """While asking: what "always allow calls like this" would allow (`git status*`; core/approval/rules.py)."""
+
+
+TOOL_OUTPUT_LIMIT = 200_000
+"""A running call's live output (`ToolCallBlock.output`) keeps at most about this many of its last characters."""
 
 
 class ToolCallBlock(_Block):
@@ -90,6 +96,10 @@ class ToolCallBlock(_Block):
     """Images, resource links and structured content beside the text result (core.tools.base.ToolResult.parts)."""
     model_result: str | None = None
     """The result as sent to the model when it differs from `result` (cut to the size cap); `result` keeps the whole."""
+    output: str = ""
+    """What the call printed while it ran (the shell's stdout and stderr, core.conversation.events.ToolOutput): its
+    last TOOL_OUTPUT_LIMIT characters at most, shown on the card while it runs. Dropped when the call ends with a
+    result (which holds the output); kept when it was cancelled (stopped, timed out by the app), the only record."""
 
     def finish(self, status: ToolCallStatus, result: str, *, is_error: bool) -> None:
         self.status = status

@@ -120,7 +120,29 @@ ALTER TABLE conversations ADD COLUMN summarised_from TEXT
 """What requests send in place of a conversation's older messages (core.conversation.models.Compaction, in the order
 `seq`); the messages themselves stay. And the conversation a new one was started from as a summary."""
 
-MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8}
+V9 = """
+CREATE TABLE IF NOT EXISTS file_snapshots (
+    id INTEGER PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    message_id TEXT NOT NULL,
+    tool_call_id TEXT NOT NULL DEFAULT '',
+    path TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    existed INTEGER NOT NULL,
+    before_bytes BLOB,
+    too_large INTEGER NOT NULL DEFAULT 0,
+    after_hash TEXT NOT NULL,
+    after_bytes BLOB,
+    created_at REAL NOT NULL,
+    undone_at REAL
+);
+CREATE INDEX IF NOT EXISTS file_snapshots_by_message ON file_snapshots(conversation_id, message_id)
+"""
+"""A workspace file's state before a tool call changed it (core.storage.file_snapshots), so a reply's file changes can
+be undone (core.file_undo): its bytes before (NULL when it did not exist, or `too_large` to keep), the hash and bytes
+of what the tool wrote, and when the change was undone."""
+
+MIGRATIONS: dict[int, str] = {1: V1, 2: V2, 3: V3, 4: V4, 5: V5, 6: V6, 7: V7, 8: V8, 9: V9}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -15,6 +16,8 @@ from desktop_copilot.core.tools.risk import Risk
 
 if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up
     import httpx
+
+    from desktop_copilot.core.storage.file_snapshots import SnapshotRecorder
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +54,14 @@ class ToolResult:
     """What the model gets instead of `text` (set by a hook that cuts or rewrites it); None sends `text`."""
 
 
+def ignore_output(text: str) -> None:
+    """The `report_output` of a context no call is bound to: what a tool reports goes nowhere."""
+
+
 @dataclass(slots=True)
 class ToolContext:
-    """What a running tool may use: its keys, a shared HTTP client, endpoint overrides, the workspace folder."""
+    """What a running tool may use: its keys, a shared HTTP client, endpoint overrides, the workspace folder, and
+    `report_output` to show output on the call's card while it runs."""
 
     keys: dict[str, Secret]
     http: httpx.AsyncClient
@@ -61,6 +69,15 @@ class ToolContext:
     workspace: Path | None = None
     """The folder the workspace tools may reach (None: not chosen in Settings, so they are not offered)."""
     conversation_id: str = ""
+    message_id: str = ""
+    """The reply (assistant message) whose call runs, and the call's id: the executor sets them for each call."""
+    tool_call_id: str = ""
+    snapshots: SnapshotRecorder | None = None
+    """Where the file tools keep a file's state before changing it, so the reply can be undone (None: not kept)."""
+    report_output: Callable[[str], None] = ignore_output
+    """Shows `text` (more output of the running call) on its card; the executor binds it to each call while the call
+    runs (core/agent/execution.py), so a tool may call it freely, on the event loop's thread. What the model gets is
+    still the tool's result."""
 
 
 class ToolError(Exception):
@@ -84,6 +101,10 @@ class Tool(ABC):
     required_keys: tuple[str, ...] = ()
     timeout: float = 30.0
     needs_workspace: bool = False
+    enabled_by_default: bool = True
+    """False: not offered until the user switches it on in Settings ▸ Tools (`Settings.enabled_tools`; the shell)."""
+    grantable: bool = True
+    """False: every call asks, a standing grant ("always", "in this conversation") never covers it (the shell)."""
 
     @property
     def input_schema(self) -> dict[str, Any]:

@@ -1,13 +1,14 @@
-"""The tools that ship with the app: web search (with a Tavily key), web fetch, and the workspace file tools
-(with a folder chosen in Settings)."""
+"""The tools that ship with the app: web search (with a Tavily key), web fetch, the workspace file tools (with a
+folder chosen in Settings), and the shell (with a folder too, off until switched on in Settings, asking every time)."""
 
 from __future__ import annotations
 
 from desktop_copilot.core.tools.base import ToolRegistry
+from desktop_copilot.core.tools.shell import Shell
 from desktop_copilot.core.tools.tavily import TavilySearch
 from desktop_copilot.core.tools.web_fetch import WebFetch
 from desktop_copilot.core.tools.workspace import EditFile, ListFiles, ReadFile, SearchFiles, WriteFile
 
 
 def builtin_registry() -> ToolRegistry:
-    return ToolRegistry([TavilySearch(), WebFetch(), ListFiles(), ReadFile(), SearchFiles(), WriteFile(), EditFile()])
+    return ToolRegistry([TavilySearch(), WebFetch(), ListFiles(), ReadFile(), SearchFiles(), WriteFile(), EditFile(), Shell()])

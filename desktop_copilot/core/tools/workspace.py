@@ -133,6 +133,11 @@ def matches_glob(root: Path, path: Path, glob: str | None) -> bool:
 
 def write_text(path: Path, text: str) -> None:
     """Writes `text` to a temporary file beside `path` and renames it over, keeping an existing file's mode."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Writes `data` to a temporary file beside `path` and renames it over, keeping an existing file's mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     kept_mode = path.stat().st_mode & 0o7777 if path.exists() else None
     temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
@@ -141,7 +146,7 @@ def write_text(path: Path, text: str) -> None:
         with os.fdopen(fd, "wb") as handle:
             if kept_mode is not None:
                 os.fchmod(handle.fileno(), kept_mode)
-            handle.write(text.encode("utf-8"))
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
@@ -175,6 +180,22 @@ class PlannedWrite:
     summary: str
 
 
+def write_kept(plan: PlannedWrite, ctx: ToolContext) -> None:
+    """Writes the plan; with a snapshot recorder on the context, the file's state before is kept once it is written,
+    under the conversation and the reply whose call wrote it, so the reply can be undone (core/file_undo.py)."""
+    recorder = ctx.snapshots
+    if recorder is None:
+        write_text(plan.path, plan.after)
+        return
+    from desktop_copilot.core.storage.file_snapshots import FileState
+
+    before = FileState.of(plan.path)
+    data = plan.after.encode("utf-8")
+    write_bytes(plan.path, data)
+    recorder.record(conversation_id=ctx.conversation_id, message_id=ctx.message_id, tool_call_id=ctx.tool_call_id,
+                    path=plan.path, name=plan.name, before=before, after=data)
+
+
 # --- the tools -------------------------------------------------------------------------------
 
 
@@ -200,7 +221,7 @@ class FileChangeTool(WorkspaceTool):
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         plan = await asyncio.to_thread(self.plan, args, ctx)
         try:
-            await asyncio.to_thread(write_text, plan.path, plan.after)
+            await asyncio.to_thread(write_kept, plan, ctx)
         except OSError as exc:
             raise ToolError(f"Could not write {plan.name}: {exc.strerror or type(exc).__name__}.") from None
         return plan.summary

@@ -184,7 +184,7 @@ def _tool_state(block: ToolCallBlock, expanded: bool, live: bool) -> tuple:
                approval.arguments is not None) if approval is not None else ()
     return (block.status.value, expanded, live, len(block.partial_arguments), bool(block.arguments),
             None if block.result is None else len(block.result), block.is_error, block.started_at, block.ended_at,
-            block.source, decided, len(block.result_parts))
+            block.source, decided, len(block.result_parts), len(block.output))
 
 
 _DATED = re.compile(r"([-@:](\d{8}|\d{4}-\d{2}-\d{2}|latest))$")

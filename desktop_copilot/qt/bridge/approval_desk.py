@@ -40,9 +40,12 @@ class ApprovalDesk:
         except ValueError:
             log.warning("unknown approval decision %r ignored", decision)
             return False
-        if choice not in USER_CHOICES:
+        if choice not in USER_CHOICES and choice is not Decision.ALLOW_LIKE:
             return False
-        entry[2].set_result(ApprovalAnswer(choice, reason.strip()))
+        if choice is Decision.ALLOW_LIKE:  # the card's "always allow calls like this": `reason` carries the pattern
+            entry[2].set_result(ApprovalAnswer(choice, pattern=reason.strip()))
+        else:
+            entry[2].set_result(ApprovalAnswer(choice, reason.strip()))
         return True
 
     def waiting(self, conversation_id: str | None = None) -> list[str]:

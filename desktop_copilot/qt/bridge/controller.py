@@ -13,7 +13,7 @@ from functools import partial
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop_copilot.core.agent.loop import ConfirmLoop, Emit
+from desktop_copilot.core.agent.loop import ConfirmLoop, Emit, LoopChoice
 from desktop_copilot.core.approval.decisions import ApprovalAnswer, ApprovalRequest
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.content.attachments import AttachmentError
@@ -446,24 +446,31 @@ class ChatController(QObject):
 
     # --- doom-loop confirmation ------------------------------------------------------
 
-    async def _confirm_loop(self, detected: ev.LoopDetected) -> bool:
-        """Ask, without blocking the event loop, whether to keep going after a repeated tool call."""
+    async def _confirm_loop(self, detected: ev.LoopDetected) -> LoopChoice:
+        """Ask, without blocking the event loop, whether to keep going after a repeated tool call: once, for the rest
+        of this conversation, or stop (also when the box is closed)."""
         self.flush()
         box = QMessageBox(
             QMessageBox.Icon.Question,
             self.tr("Repeated tool call"),
             self.tr("{tool} was called {count} times in a row with the same arguments.\n\nLet it continue?").format(
                 tool=detected.name, count=detected.repeats),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.NoButton,
             self.dialog_parent,
         )
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        box.setObjectName("loopBox")
+        once = box.addButton(self.tr("Continue once"), QMessageBox.ButtonRole.AcceptRole)
+        repeats = box.addButton(self.tr("Allow repeats in this conversation"), QMessageBox.ButtonRole.YesRole)
+        stop = box.addButton(self.tr("Stop"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(stop)
+        box.setEscapeButton(stop)
+        choices = {id(once): LoopChoice.CONTINUE_ONCE, id(repeats): LoopChoice.ALLOW_REPEATS}
+        answer: asyncio.Future[LoopChoice] = asyncio.get_running_loop().create_future()
 
         def finished(_result: int) -> None:
             clicked = box.clickedButton()
             if not answer.done():
-                answer.set_result(clicked is not None and box.standardButton(clicked) == QMessageBox.StandardButton.Yes)
+                answer.set_result(choices.get(id(clicked), LoopChoice.STOP) if clicked is not None else LoopChoice.STOP)
 
         box.finished.connect(finished)
         box.open()
@@ -473,4 +480,3 @@ class ChatController(QObject):
             box.finished.disconnect(finished)
             box.close()
             box.deleteLater()
-

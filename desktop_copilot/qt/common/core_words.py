@@ -22,6 +22,8 @@ WORDS = (
     QT_TRANSLATE_NOOP("CoreWords", "Denied"),
     QT_TRANSLATE_NOOP("CoreWords", "Read-only: ran without asking"),
     QT_TRANSLATE_NOOP("CoreWords", "Allowed by an earlier grant"),
+    QT_TRANSLATE_NOOP("CoreWords", "Allowed by a rule"),
+    QT_TRANSLATE_NOOP("CoreWords", "Denied by a rule"),
     QT_TRANSLATE_NOOP("CoreWords", "Allowed by --yes"),
     QT_TRANSLATE_NOOP("CoreWords", "Blocked"),
     # qt/common/theme.py TOOL_BADGES (the status pills of tool cards)

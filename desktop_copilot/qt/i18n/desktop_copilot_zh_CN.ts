@@ -120,6 +120,46 @@
         <translation>拒绝…</translation>
     </message>
     <message>
+        <source>Always allow commands like `{pattern}`</source>
+        <translation>始终允许类似 `{pattern}` 的命令</translation>
+    </message>
+    <message>
+        <source>Always allow writing files like `{pattern}`</source>
+        <translation>始终允许写入类似 `{pattern}` 的文件</translation>
+    </message>
+    <message>
+        <source>Always allow editing files like `{pattern}`</source>
+        <translation>始终允许编辑类似 `{pattern}` 的文件</translation>
+    </message>
+    <message>
+        <source>Always allow reading files like `{pattern}`</source>
+        <translation>始终允许读取类似 `{pattern}` 的文件</translation>
+    </message>
+    <message>
+        <source>Always allow fetching from `{pattern}`</source>
+        <translation>始终允许从 `{pattern}` 获取</translation>
+    </message>
+    <message>
+        <source>Always allow calls like `{pattern}`</source>
+        <translation>始终允许类似 `{pattern}` 的调用</translation>
+    </message>
+    <message>
+        <source>Run commands matching this pattern without asking (* matches anything):</source>
+        <translation>无需询问即可运行匹配此模式的命令（* 匹配任意内容）：</translation>
+    </message>
+    <message>
+        <source>Allow {tool} without asking for workspace paths matching this pattern (* matches anything):</source>
+        <translation>对匹配此模式的工作区路径，无需询问即允许 {tool}（* 匹配任意内容）：</translation>
+    </message>
+    <message>
+        <source>Fetch from hosts matching this pattern without asking (*.python.org matches its subdomains):</source>
+        <translation>无需询问即可从匹配此模式的主机获取（*.python.org 匹配其子域名）：</translation>
+    </message>
+    <message>
+        <source>Allow {tool} without asking for calls matching this pattern (* matches anything):</source>
+        <translation>对匹配此模式的调用，无需询问即允许 {tool}（* 匹配任意内容）：</translation>
+    </message>
+    <message>
         <source>Allow all {count}</source>
         <translation>全部允许（{count} 个）</translation>
     </message>
@@ -130,6 +170,10 @@
     <message>
         <source>Reason for the model (optional):</source>
         <translation>告诉模型的理由（可选）：</translation>
+    </message>
+    <message>
+        <source>Always allow calls like this</source>
+        <translation>始终允许类似的调用</translation>
     </message>
 </context>
 <context>
@@ -196,7 +240,7 @@
         <translation>模型应了解的内容及回答方式。留空：不向模型发送系统提示词。</translation>
     </message>
     <message>
-        <source>The provider&apos;s default model</source>
+        <source>The provider's default model</source>
         <translation>服务商的默认模型</translation>
     </message>
     <message>
@@ -383,6 +427,17 @@
     </message>
 </context>
 <context>
+    <name>ChangedSinceDialog</name>
+    <message>
+        <source>Files changed since</source>
+        <translation>文件已被改动</translation>
+    </message>
+    <message>
+        <source>Nothing was undone. Changed after this reply wrote them: {names}. Undoing would lose those changes; this is what changed since:</source>
+        <translation>未撤销任何更改。这些文件在此回复写入后又被改动：{names}。撤销会丢失这些改动；以下是此后的改动：</translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message>
         <source>Something went wrong: {error}</source>
@@ -399,6 +454,18 @@ Let it continue?</source>
         <translation>{tool} 已连续 {count} 次以相同参数被调用。
 
 要让它继续吗？</translation>
+    </message>
+    <message>
+        <source>Continue once</source>
+        <translation>继续一次</translation>
+    </message>
+    <message>
+        <source>Allow repeats in this conversation</source>
+        <translation>在此对话中允许重复</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
     </message>
 </context>
 <context>
@@ -555,7 +622,7 @@ Let it continue?</source>
         <translation>生成摘要的模型</translation>
     </message>
     <message>
-        <source>The conversation&apos;s model</source>
+        <source>The conversation's model</source>
         <translation>对话所用的模型</translation>
     </message>
     <message>
@@ -571,7 +638,7 @@ Let it continue?</source>
         <translation>压缩阈值</translation>
     </message>
     <message>
-        <source>Compact when the request passes this share of the model&apos;s context window.</source>
+        <source>Compact when the request passes this share of the model's context window.</source>
         <translation>请求超过模型上下文窗口的此比例时进行压缩。</translation>
     </message>
     <message>
@@ -712,6 +779,37 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>ConversationTools</name>
+    <message>
+        <source>The tools this conversation offers the model</source>
+        <translation>此对话提供给模型的工具</translation>
+    </message>
+    <message>
+        <source>Tools {on}/{all}</source>
+        <translation>工具 {on}/{all}</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>No tools are switched on (Settings ▸ Tools)</source>
+        <translation>没有开启的工具（设置 ▸ 工具）</translation>
+    </message>
+    <message>
+        <source>Offer all</source>
+        <translation>全部提供</translation>
+    </message>
+    <message>
+        <source>Offer none</source>
+        <translation>全部不提供</translation>
+    </message>
+    <message>
+        <source>Built-in</source>
+        <translation>内置</translation>
+    </message>
+</context>
+<context>
     <name>CoreWords</name>
     <message>
         <source>Read-only</source>
@@ -762,6 +860,14 @@ Let it continue?</source>
         <translation>已按之前的授权允许</translation>
     </message>
     <message>
+        <source>Allowed by a rule</source>
+        <translation>已按规则允许</translation>
+    </message>
+    <message>
+        <source>Denied by a rule</source>
+        <translation>已按规则拒绝</translation>
+    </message>
+    <message>
         <source>Allowed by --yes</source>
         <translation>已由 --yes 允许</translation>
     </message>
@@ -796,6 +902,10 @@ Let it continue?</source>
     <message>
         <source>{provider} API key</source>
         <translation>{provider} API 密钥</translation>
+    </message>
+    <message>
+        <source>Allowed, with a rule for calls like it</source>
+        <translation>已允许，并为类似调用添加了规则</translation>
     </message>
 </context>
 <context>
@@ -911,6 +1021,67 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>FileUndoActions</name>
+    <message>
+        <source>Undo file changes…</source>
+        <translation>撤销文件更改…</translation>
+    </message>
+    <message>
+        <source>Put the files this reply changed back as they were before it</source>
+        <translation>将此回复更改的文件恢复为回复之前的样子</translation>
+    </message>
+    <message>
+        <source>Wait until the reply is written to undo its file changes.</source>
+        <translation>请等回复写完后再撤销它的文件更改。</translation>
+    </message>
+    <message>
+        <source>This reply has no file changes left to undo.</source>
+        <translation>此回复已没有可撤销的文件更改。</translation>
+    </message>
+    <message>
+        <source>Could not undo every file change: {error}. The files put back before it stay so; undo again to go on.</source>
+        <translation>未能撤销全部文件更改：{error}。此前已恢复的文件保持恢复；再次撤销可继续。</translation>
+    </message>
+    <message>
+        <source>Undid this reply's change to 1 file.</source>
+        <translation>已撤销此回复对 1 个文件的更改。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Undid this reply's changes to %n files.</source>
+        <translation>
+            <numerusform>已撤销此回复对 %n 个文件的更改。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Left as they are (too large to have been kept): {names}</source>
+        <translation>保持原样（文件太大，未保留原内容）：{names}</translation>
+    </message>
+    <message>
+        <source>Undo file changes</source>
+        <translation>撤销文件更改</translation>
+    </message>
+    <message>
+        <source>Put back the files this reply changed, as they were before it?</source>
+        <translation>将此回复更改的文件恢复为回复之前的样子？</translation>
+    </message>
+    <message>
+        <source>Undo changes</source>
+        <translation>撤销更改</translation>
+    </message>
+    <message>
+        <source>removed (the reply created it)</source>
+        <translation>删除（由此回复创建）</translation>
+    </message>
+    <message>
+        <source>left as it is (too large to have been kept)</source>
+        <translation>保持原样（文件太大，未保留原内容）</translation>
+    </message>
+    <message>
+        <source>put back as it was</source>
+        <translation>恢复原样</translation>
+    </message>
+</context>
+<context>
     <name>GenerationAction</name>
     <message>
         <source>Generation…</source>
@@ -948,7 +1119,7 @@ Let it continue?</source>
         <translation>温度越低，回答越稳定；越高，回答越多样。Top-p 只在可能性最高的词中选词。两者改一个即可，不要都改。不接受这些参数的模型（开启扩展思考时，或推理模型）两者都不会收到。</translation>
     </message>
     <message>
-        <source>Use the assistant&apos;s</source>
+        <source>Use the assistant's</source>
         <translation>使用助手的参数</translation>
     </message>
     <message>
@@ -1276,7 +1447,7 @@ Let it continue?</source>
         <translation>对话</translation>
     </message>
     <message>
-        <source>This conversation&apos;s system prompt and generation options</source>
+        <source>This conversation's system prompt and generation options</source>
         <translation>此对话的系统提示词和生成参数</translation>
     </message>
     <message>
@@ -1284,7 +1455,7 @@ Let it continue?</source>
         <translation>系统提示词…</translation>
     </message>
     <message>
-        <source>See and edit this conversation&apos;s system prompt</source>
+        <source>See and edit this conversation's system prompt</source>
         <translation>查看和编辑此对话的系统提示词</translation>
     </message>
     <message>
@@ -1350,7 +1521,7 @@ Let it continue?</source>
 <context>
     <name>McpPage</name>
     <message>
-        <source>Each server&apos;s tools are offered to Claude while it runs. Read-only tools run without asking; the others ask first. Values of environment variables and headers are kept in the system keyring.</source>
+        <source>Each server's tools are offered to Claude while it runs. Read-only tools run without asking; the others ask first. Values of environment variables and headers are kept in the system keyring.</source>
         <translation>服务器运行时，其工具会提供给 Claude。只读工具无需询问即可运行；其他工具会先询问。环境变量和标头的值保存在系统密钥环中。</translation>
     </message>
     <message>
@@ -1390,7 +1561,7 @@ Let it continue?</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <source>Takes the servers of a claude_desktop_config.json (or another app&apos;s mcp.json)</source>
+        <source>Takes the servers of a claude_desktop_config.json (or another app's mcp.json)</source>
         <translation>导入 claude_desktop_config.json（或其他应用的 mcp.json）中的服务器</translation>
     </message>
     <message>
@@ -1759,7 +1930,7 @@ Let it continue?</source>
         <translation>下次启动时生效。</translation>
     </message>
     <message>
-        <source>Automatic follows the system&apos;s light or dark mode.</source>
+        <source>Automatic follows the system's light or dark mode.</source>
         <translation>“自动”跟随系统的浅色或深色模式。</translation>
     </message>
     <message>
@@ -1847,12 +2018,24 @@ Let it continue?</source>
 <context>
     <name>PermissionsPage</name>
     <message>
-        <source>Read-only tools run without asking; the others ask each time, unless you gave a standing permission below.</source>
-        <translation>只读工具无需询问即可运行；其他工具每次都会询问，除非你在下方授予了长期权限。</translation>
+        <source>Rules decide first: the most specific matching rule wins, and at equal specificity deny beats ask beats allow. Without a rule, read-only tools run and the others ask. “Always allow” on an approval card adds a permission here too.</source>
+        <translation>规则优先决定：匹配的规则中最具体的一条生效；具体程度相同时，拒绝优先于询问，询问优先于允许。没有规则时，只读工具直接运行，其他工具会询问。在批准卡片上选择“始终允许”也会在这里添加一项权限。</translation>
     </message>
     <message>
-        <source>No standing permissions. Tools that change things ask each time.</source>
-        <translation>没有长期权限。会做出更改的工具每次都会询问。</translation>
+        <source>No rules or standing permissions. Read-only tools run without asking; the others ask each time.</source>
+        <translation>没有规则或长期权限。只读工具无需询问即可运行；其他工具每次都会询问。</translation>
+    </message>
+    <message>
+        <source>allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>询问</translation>
+    </message>
+    <message>
+        <source>deny</source>
+        <translation>拒绝</translation>
     </message>
     <message>
         <source>Always</source>
@@ -1865,6 +2048,10 @@ Let it continue?</source>
     <message>
         <source>In: {title}</source>
         <translation>仅在：{title}</translation>
+    </message>
+    <message>
+        <source>Only calls whose main argument matches this pattern</source>
+        <translation>仅限主要参数匹配此模式的调用</translation>
     </message>
     <message>
         <source>from {server}</source>
@@ -1883,34 +2070,50 @@ Let it continue?</source>
         <translation>授予于 {when}</translation>
     </message>
     <message>
-        <source>Revoke</source>
-        <translation>撤销</translation>
+        <source>Rule added {when}</source>
+        <translation>规则添加于 {when}</translation>
     </message>
     <message>
-        <source>Revoke the permission for {tool}</source>
-        <translation>撤销 {tool} 的权限</translation>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
     </message>
     <message>
-        <source>Revoke all</source>
-        <translation>全部撤销</translation>
+        <source>Edit rule {number}</source>
+        <translation>编辑规则 {number}</translation>
     </message>
     <message>
-        <source>Revoke the standing permission?</source>
-        <translation>撤销这项长期权限？</translation>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove {number}: {action} {tool}</source>
+        <translation>移除 {number}：{action} {tool}</translation>
+    </message>
+    <message>
+        <source>Add rule…</source>
+        <translation>添加规则…</translation>
+    </message>
+    <message>
+        <source>Remove all</source>
+        <translation>全部移除</translation>
+    </message>
+    <message>
+        <source>Remove the rule or standing permission?</source>
+        <translation>移除这条规则或长期权限？</translation>
     </message>
     <message numerus="yes">
-        <source>Revoke all %n standing permissions?</source>
+        <source>Remove all %n rules and standing permissions?</source>
         <translation>
-            <numerusform>撤销全部 %n 项长期权限？</numerusform>
+            <numerusform>移除全部 %n 条规则和长期权限？</numerusform>
         </translation>
     </message>
     <message>
-        <source>Revoke all permissions</source>
-        <translation>撤销所有权限</translation>
+        <source>Remove all rules and permissions</source>
+        <translation>移除所有规则和权限</translation>
     </message>
     <message>
-        <source>Every tool that changes things will ask again.</source>
-        <translation>所有会做出更改的工具都将重新询问。</translation>
+        <source>Read-only tools will run and every tool that changes things will ask again.</source>
+        <translation>只读工具将直接运行，所有会做出更改的工具都将重新询问。</translation>
     </message>
 </context>
 <context>
@@ -1976,7 +2179,7 @@ Let it continue?</source>
         <translation>内置价格</translation>
     </message>
     <message>
-        <source>As the providers published them in {date}; prices change, so check yours. Models not listed show &quot;price unknown&quot; until you add them above; local models (Ollama) are free.</source>
+        <source>As the providers published them in {date}; prices change, so check yours. Models not listed show "price unknown" until you add them above; local models (Ollama) are free.</source>
         <translation>为各服务商于 {date} 公布的价格；价格会变动，请自行核对。未列出的模型显示“价格未知”，直到你在上方添加；本地模型（Ollama）免费。</translation>
     </message>
     <message>
@@ -1992,7 +2195,7 @@ Let it continue?</source>
         <translation>{model} 有两个价格；请只保留一个。</translation>
     </message>
     <message>
-        <source>The price &quot;{text}&quot; of {model} is not a number of dollars from 0 to 100,000.</source>
+        <source>The price "{text}" of {model} is not a number of dollars from 0 to 100,000.</source>
         <translation>{model} 的价格“{text}”不是 0 到 100,000 之间的美元数。</translation>
     </message>
     <message>
@@ -2075,7 +2278,7 @@ Let it continue?</source>
         <translation>个 token；留空即为自动</translation>
     </message>
     <message>
-        <source>Your figures win over the provider&apos;s and the table&apos;s.</source>
+        <source>Your figures win over the provider's and the table's.</source>
         <translation>你设置的数据优先于服务商报告的和内置表中的数据。</translation>
     </message>
     <message>
@@ -2333,7 +2536,7 @@ Let it continue?</source>
         <translation>“继续”可让模型从停止处接着写。</translation>
     </message>
     <message>
-        <source>This conversation no longer fits the model&apos;s context window.</source>
+        <source>This conversation no longer fits the model's context window.</source>
         <translation>此对话已超出模型的上下文窗口。</translation>
     </message>
     <message>
@@ -2410,6 +2613,81 @@ Let it continue?</source>
     <message>
         <source>Regenerate reply</source>
         <translation>重新生成回复</translation>
+    </message>
+</context>
+<context>
+    <name>RuleForm</name>
+    <message>
+        <source>Allow: run without asking</source>
+        <translation>允许：无需询问即运行</translation>
+    </message>
+    <message>
+        <source>Ask: ask every time</source>
+        <translation>询问：每次都询问</translation>
+    </message>
+    <message>
+        <source>Deny: never run</source>
+        <translation>拒绝：从不运行</translation>
+    </message>
+    <message>
+        <source>A command line: “git status*” matches git status with any arguments. Empty: every command.</source>
+        <translation>命令行：“git status*” 匹配带任意参数的 git status。留空：所有命令。</translation>
+    </message>
+    <message>
+        <source>A path in the workspace: “src/*” matches everything under src. Empty: every path.</source>
+        <translation>工作区中的路径：“src/*” 匹配 src 下的所有内容。留空：所有路径。</translation>
+    </message>
+    <message>
+        <source>A host: “*.python.org” matches its subdomains. Empty: every host.</source>
+        <translation>主机：“*.python.org” 匹配其子域名。留空：所有主机。</translation>
+    </message>
+    <message>
+        <source>This tool has no argument rules can match: leave it empty.</source>
+        <translation>此工具没有可供规则匹配的参数：请留空。</translation>
+    </message>
+    <message>
+        <source>A command for shell, a path for the file tools, a host for web_fetch. Empty: every call.</source>
+        <translation>shell 填命令，文件工具填路径，web_fetch 填主机。留空：所有调用。</translation>
+    </message>
+    <message>
+        <source>Matched against the main argument of each tool the glob names (a command, a path, a host); usually left empty.</source>
+        <translation>与通配符所指的每个工具的主要参数匹配（命令、路径或主机）；通常留空。</translation>
+    </message>
+    <message>
+        <source>Edit rule</source>
+        <translation>编辑规则</translation>
+    </message>
+    <message>
+        <source>Add rule</source>
+        <translation>添加规则</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>A built-in tool’s name, an MCP tool as mcp:SERVER/TOOL, or a glob (* matches anything).</source>
+        <translation>内置工具名、写作 mcp:SERVER/TOOL 的 MCP 工具，或通配符（* 匹配任意内容）。</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -2644,7 +2922,7 @@ Let it continue?</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <source>Which services answer: each one&apos;s key, endpoint and model list, and the default. Keys are saved at once, the rest on OK.</source>
+        <source>Which services answer: each one's key, endpoint and model list, and the default. Keys are saved at once, the rest on OK.</source>
         <translation>由哪些服务回答：各自的密钥、端点和模型列表，以及默认服务商。密钥立即保存，其余在点击“确定”时保存。</translation>
     </message>
     <message>
@@ -2668,7 +2946,7 @@ Let it continue?</source>
         <translation>工具密钥</translation>
     </message>
     <message>
-        <source>Keys for the tools that need one (web search). Each provider&apos;s key is on the Providers page. Saving stores a key at once.</source>
+        <source>Keys for the tools that need one (web search). Each provider's key is on the Providers page. Saving stores a key at once.</source>
         <translation>需要密钥的工具（网页搜索）所用的密钥。各服务商的密钥在“服务商”页。点击保存后立即存储。</translation>
     </message>
     <message>
@@ -2684,8 +2962,8 @@ Let it continue?</source>
         <translation>权限</translation>
     </message>
     <message>
-        <source>The tools you allowed to run without asking, and how to take that back.</source>
-        <translation>你允许无需询问即可运行的工具，以及如何撤销。</translation>
+        <source>Rules that allow, ask or deny tool calls, and the permissions you gave on approval cards.</source>
+        <translation>允许、询问或拒绝工具调用的规则，以及你在批准卡片上授予的权限。</translation>
     </message>
     <message>
         <source>Assistants</source>
@@ -2916,11 +3194,11 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>无系统提示词：模型只收到对话内容。</translation>
     </message>
     <message>
-        <source>Empty: the app&apos;s default system prompt is used.</source>
+        <source>Empty: the app's default system prompt is used.</source>
         <translation>留空：使用应用的默认系统提示词。</translation>
     </message>
     <message>
-        <source>Use the assistant&apos;s</source>
+        <source>Use the assistant's</source>
         <translation>使用助手的提示词</translation>
     </message>
     <message>
@@ -2970,6 +3248,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>… 还有 {lines:,} 行、{chars:,} 个字符未显示（右键点击卡片可复制全部）</translation>
     </message>
     <message>
+        <source>… earlier output not shown</source>
+        <translation>… 更早的输出未显示</translation>
+    </message>
+    <message>
         <source>Arguments (changed by a hook)</source>
         <translation>参数（已被钩子修改）</translation>
     </message>
@@ -3006,6 +3288,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>链接</translation>
     </message>
     <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
         <source>Sending…</source>
         <translation>正在发送…</translation>
     </message>
@@ -3038,6 +3324,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>{risk}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)</source>
         <translation>{risk}：经你允许后才会运行（设置 ▸ 权限中列出了你允许的内容）</translation>
+    </message>
+    <message>
+        <source>{risk}: asks before every call; it cannot be allowed for good</source>
+        <translation>{risk}：每次调用前都会询问；无法永久允许</translation>
     </message>
     <message>
         <source>from {server}</source>
@@ -3097,6 +3387,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>Asks first</source>
         <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Asks every time</source>
+        <translation>每次询问</translation>
     </message>
     <message>
         <source>No tools are registered.</source>
@@ -3574,7 +3868,7 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>打开日志文件夹</translation>
     </message>
     <message>
-        <source>Show the folder with the app&apos;s log files, to attach to a bug report</source>
+        <source>Show the folder with the app's log files, to attach to a bug report</source>
         <translation>显示应用日志文件所在的文件夹，以便附到错误报告中</translation>
     </message>
     <message>

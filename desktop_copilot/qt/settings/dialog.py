@@ -54,7 +54,7 @@ PAGES = {
     "mcp": (QT_TRANSLATE_NOOP("SettingsDialog", "MCP servers"),
             QT_TRANSLATE_NOOP("SettingsDialog", "Programs and services that give Claude more tools. Changes here take effect at once.")),
     "permissions": (QT_TRANSLATE_NOOP("SettingsDialog", "Permissions"),
-                    QT_TRANSLATE_NOOP("SettingsDialog", "The tools you allowed to run without asking, and how to take that back.")),
+                    QT_TRANSLATE_NOOP("SettingsDialog", "Rules that allow, ask or deny tool calls, and the permissions you gave on approval cards.")),
     "assistants": (QT_TRANSLATE_NOOP("SettingsDialog", "Assistants"),
                    QT_TRANSLATE_NOOP("SettingsDialog", "Starting points for new chats: a system prompt, a model, thinking and tools. "
                                                        "Changes here are saved at once.")),

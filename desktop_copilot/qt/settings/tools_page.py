@@ -28,8 +28,10 @@ def needs_text(names: list[str]) -> str:
     return QCoreApplication.translate("ToolsPage", "Needs a {names} key").format(names=QCoreApplication.translate("ToolsPage", " and a ").join(labels))
 
 
-def risk_text(risk: Risk) -> str:
-    return QCoreApplication.translate("ToolsPage", "Read-only") if risk is Risk.READ_ONLY else QCoreApplication.translate("ToolsPage", "Asks first")
+def risk_text(risk: Risk, grantable: bool = True) -> str:
+    if risk is Risk.READ_ONLY:
+        return QCoreApplication.translate("ToolsPage", "Read-only")
+    return QCoreApplication.translate("ToolsPage", "Asks first") if grantable else QCoreApplication.translate("ToolsPage", "Asks every time")
 
 
 class ToolRow(QFrame):
@@ -42,10 +44,14 @@ class ToolRow(QFrame):
         self.has_workspace = True
         self.name = PlainLabel(tool.shown_name, objectName="toolName")
         self.name.setToolTip(self.tr("Called {name} by the model").format(name=tool.name))
-        self.risk = PlainLabel(risk_text(tool.risk), objectName="toolState")
-        self.risk.setToolTip(self.tr("{risk}: runs without asking").format(risk=core_text(tool.risk.label)) if tool.risk is Risk.READ_ONLY
-                             else self.tr("{risk}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)").format(
-                                 risk=core_text(tool.risk.label)))
+        self.risk = PlainLabel(risk_text(tool.risk, tool.grantable), objectName="toolState")
+        if tool.risk is Risk.READ_ONLY:
+            tip = self.tr("{risk}: runs without asking")
+        elif tool.grantable:
+            tip = self.tr("{risk}: runs only after you allow it (Settings ▸ Permissions lists what you allowed)")
+        else:
+            tip = self.tr("{risk}: asks before every call; it cannot be allowed for good")
+        self.risk.setToolTip(tip.format(risk=core_text(tool.risk.label)))
         set_kind(self.risk, "on" if tool.risk is Risk.READ_ONLY else "needs_key")
         self.source = PlainLabel(self.tr("from {server}").format(server=tool.source.name) if tool.source.kind == "mcp" else "", objectName="hint")
         self.source.setVisible(bool(self.source.text()))
@@ -181,8 +187,13 @@ class ToolsPage(QWidget):
     def __init__(self, tools: list[Tool], switched_off: set[str], settings: Settings | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.rows = {tool.name: ToolRow(tool, tool.name not in switched_off) for tool in tools}
-        self.workspace = WorkspaceGroup(settings or Settings())
+        settings = settings or Settings()
+        self.enabled_before = set(settings.enabled_tools)
+        """Tools off by default the user had switched on (those not registered now are kept as they are)."""
+        self.rows = {tool.name: ToolRow(tool, tool.name not in switched_off
+                                        and (tool.enabled_by_default or tool.name in settings.enabled_tools))
+                     for tool in tools}
+        self.workspace = WorkspaceGroup(settings)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(12)
@@ -201,11 +212,17 @@ class ToolsPage(QWidget):
             row.set_keys(present)
 
     def switched_off(self) -> set[str]:
-        return {name for name, row in self.rows.items() if not row.switch.isChecked()}
+        """The tools switched off (`Settings.disabled_tools`), but for those off by default: they are off unless
+        `enabled_tools` names them."""
+        return {name for name, row in self.rows.items() if not row.switch.isChecked() and row.tool.enabled_by_default}
 
     def edits(self) -> dict:
-        """The workspace folder and the result limit, as Settings values (validated by the caller)."""
-        return {"workspace_folder": self.workspace.folder or None, "tool_result_limit": self.workspace.result_limit.value()}
+        """The workspace folder, the result limit and the tools off by default switched on, as Settings values
+        (validated by the caller)."""
+        off_by_default = {name for name, row in self.rows.items() if not row.tool.enabled_by_default}
+        switched_on = {name for name in off_by_default if self.rows[name].switch.isChecked()}
+        return {"workspace_folder": self.workspace.folder or None, "tool_result_limit": self.workspace.result_limit.value(),
+                "enabled_tools": (self.enabled_before - off_by_default) | switched_on}
 
     def _folder_changed(self, folder: str) -> None:
         usable = bool(folder) and Path(folder).is_dir()

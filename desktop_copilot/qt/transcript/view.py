@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QToolTip, QWidget
 from desktop_copilot.core.approval.decisions import Decision
 from desktop_copilot.qt.transcript.copy_actions import message_markdown, message_plain_text, put_on_clipboard, tool_arguments
 from desktop_copilot.qt.transcript.link_opener import LinkOpener, tooltip_html
-from desktop_copilot.qt.transcript.parts.approval import ask_denial_reason, is_waiting, shown_name, waiting_calls
+from desktop_copilot.qt.transcript.parts.approval import ask_denial_reason, ask_rule_pattern, is_waiting, shown_name, waiting_calls
 from desktop_copilot.qt.transcript.parts.base import Hotspot, Part
 from desktop_copilot.qt.transcript.parts.code_blocks import COPIED_MS, COPY_ACTION, code_of
 from desktop_copilot.qt.transcript.parts.compaction import OPEN_ORIGIN, TOGGLE, UNDO
@@ -63,6 +63,9 @@ class TranscriptView(RowView):
         self.delegate.sig_hotspot_clicked.connect(self._on_hotspot_clicked)
         self.ask_denial_reason: Callable[[QWidget, str], str | None] = ask_denial_reason
         """Asks why a call is denied (a modal box); returns None when the user cancels."""
+        self.ask_rule_pattern: Callable[[QWidget, str, str], str | None] = ask_rule_pattern
+        """(parent, tool, proposed pattern) -> the pattern of the allow rule "always allow calls like this" adds; None
+        when the user cancels."""
         self.menu_extenders: list[Callable[[QMenu, QModelIndex], None]] = []
         """Called with the context menu and the row's index before it is shown (e.g. the reply actions and the version switcher)."""
         self.overlay_painters: list[Callable[[QPainter], None]] = []
@@ -334,6 +337,12 @@ class TranscriptView(RowView):
                     return
                 reason = answer
                 calls = [call for call in calls if is_waiting(call) and call.id not in cards.sending]  # changed while asking?
+            elif hotspot.value == Decision.ALLOW_LIKE.value:  # one call: its rule's pattern, as the user edits it
+                pattern = self.ask_rule_pattern(self, calls[0].name, calls[0].approval.proposed_pattern)
+                if pattern is None:
+                    return
+                reason = pattern  # the desk reads the pattern from where a denial's reason goes
+                calls = [call for call in calls if is_waiting(call) and call.id not in cards.sending]
             for call in calls:
                 cards.sending.add(call.id)  # first: the buttons are gone before anyone hears of the decision
             for call in calls:

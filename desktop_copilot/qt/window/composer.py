@@ -113,6 +113,7 @@ class Composer(QFrame):
         column.setSpacing(6)
         column.addWidget(self.tray.chips)
         column.addLayout(row)
+        self.row = row
         column.addWidget(self.tray.notice)
         column.addWidget(self.hint)
         self.edit.sig_files_dropped.connect(self.tray.add_files)
@@ -151,6 +152,11 @@ class Composer(QFrame):
         self.tray.mark_submitted()
         self.sig_submitted.emit(text)  # the text and the chips stay until the message is sent (accept_sent)
         return True
+
+    def add_tool_button(self, button: QWidget) -> None:
+        """Put `button` in the composer's row, before Ask several models (the window's Tools button)."""
+        row = self.row
+        row.insertWidget(row.indexOf(self.several_button), button, 0, Qt.AlignmentFlag.AlignBottom)
 
     def ask_several(self) -> bool:
         """Ask the window to send the message to several models (it asks which); False when there is nothing to send

@@ -99,7 +99,7 @@ def offered_tools(controller: ChatController) -> tuple[Any, ...]:
     offered = session.offered_tools()
     workspace = runtime.workspace()
     return tuple(tool for tool in runtime.registry.all()
-                 if (tool.name in offered if offered is not None else tool.name not in runtime.switched_off_tools)
+                 if (tool.name in offered if offered is not None else tool.name not in runtime.switched_off())
                  and (workspace is not None or not tool.needs_workspace))
 
 

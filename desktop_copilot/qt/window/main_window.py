@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
         from desktop_copilot.qt.window.composer import Composer
         from desktop_copilot.qt.window.context_meter import install_context_meter
         from desktop_copilot.qt.window.error_banner import ErrorBanner
+        from desktop_copilot.qt.window.file_undo_actions import FileUndoActions
         from desktop_copilot.qt.window.generation_options import GenerationAction
         from desktop_copilot.qt.window.history_pane import install_history_pane
         from desktop_copilot.qt.window.menus import install_menus
@@ -129,9 +130,13 @@ class MainWindow(QMainWindow):
         self.versions.blocked = lambda: self.edits.editing is not None
         self.versions.sig_failed.connect(self.banner.show_error)
         self.history.sig_current_changed.connect(lambda _id: self.versions.refresh())
+        self.file_undo = FileUndoActions(self)  # "Undo file changes…" on a reply that changed workspace files
         from desktop_copilot.qt.window.side_by_side_part import SideBySideUi
 
         self.side_by_side = SideBySideUi(self)  # Ask several models: the chooser, the answers in columns
+        from desktop_copilot.qt.window.tools_menu import ConversationTools
+
+        self.tools_menu = ConversationTools(self)  # the tools this conversation offers
         self.recovery.sig_edit_requested.connect(self.edits.start_edit)  # a refused reply's Edit and resend
         column = self.composer.parentWidget().layout()
         column.insertWidget(column.indexOf(self.composer), self.edits.bar)

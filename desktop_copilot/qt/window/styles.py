@@ -40,6 +40,10 @@ def window_style_sheet(theme: Theme) -> str:
         QLabel#errorIcon {{
             color: {theme.error_background}; background: {theme.error_text}; border-radius: 10px; font-weight: 700;
         }}
+        QToolButton#toolsButton {{ color: {theme.muted}; background: transparent; border: 1px solid {theme.border};
+            border-radius: 8px; min-height: 32px; padding: 0 8px; }}
+        QToolButton#toolsButton:hover {{ color: {theme.text}; background: {theme.user_bubble}; }}
+        QToolButton#toolsButton::menu-indicator {{ image: none; width: 0; }}
         QToolButton#askSeveralButton {{ color: {theme.muted}; background: transparent; border: 1px solid {theme.border};
             border-radius: 8px; min-width: 30px; min-height: 32px; font-size: 16px; }}
         QToolButton#askSeveralButton:hover {{ color: {theme.text}; background: {theme.user_bubble}; }}

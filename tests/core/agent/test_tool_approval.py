@@ -368,10 +368,12 @@ async def test_a_stop_while_waiting_ends_the_calls_cancelled_with_results(loopba
     assert call.approval.decision == "deny"
 
 
-def test_grant_store_survives_a_damaged_file_without_granting_anything(tmp_path):
+def test_a_damaged_permissions_file_is_moved_aside_reported_and_grants_nothing(tmp_path):
     path = tmp_path / "permissions.json"
     path.write_text("{not json")
     store = GrantStore(path)
-    assert store.all() == [] and "could not be read" in store.problem
+    assert store.all() == [] and store.rules() == []
+    assert "could not be read" in store.problem and str(store.moved_to) in store.problem
+    assert store.moved_to.read_text() == "{not json"  # kept beside it, never deleted
     store.add(Grant(tool="x", identity="builtin"))
-    assert path.read_text() == "{not json"  # a damaged file is not overwritten behind the user's back
+    assert [g.tool for g in GrantStore(path).all()] == ["x"]  # a fresh file holds what was given since

@@ -165,7 +165,13 @@ def make_database(path, version):
         db.execute("PRAGMA user_version=7")
         db.commit()
         db.close()
-    assert version <= 7, "add a fixture for the new schema version here"
+    if version >= 8:
+        db = sqlite3.connect(path)
+        db.executescript(schema.V8)
+        db.execute("PRAGMA user_version=8")
+        db.commit()
+        db.close()
+    assert version <= 8, "add a fixture for the new schema version here"
     return message
 
 

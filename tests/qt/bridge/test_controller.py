@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import sys
 
+import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.agent.loop import AgentLoop, RunOptions
+from desktop_copilot.core.agent.loop import AgentLoop, LoopChoice, RunOptions
 from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.core.tools.base import ToolContext
@@ -166,6 +168,30 @@ def test_loop_confirmation_is_a_non_blocking_dialog(qtbot, qasync_loop):
 
     qtbot.waitUntil(lambda: dialog() is not None)
     assert "tavily_search" in dialog().text()
-    dialog().button(QMessageBox.StandardButton.Yes).click()
-    qtbot.waitUntil(lambda: answers == [True])
+    labels = [button.text() for button in dialog().buttons()]
+    assert sorted(labels) == sorted(["Continue once", "Allow repeats in this conversation", "Stop"])
+    next(b for b in dialog().buttons() if b.text() == "Continue once").click()
+    qtbot.waitUntil(lambda: answers == [LoopChoice.CONTINUE_ONCE])
+    qtbot.waitUntil(lambda: not controller.busy)
+
+
+@pytest.mark.parametrize(("button", "expected"), [("Allow repeats in this conversation", LoopChoice.ALLOW_REPEATS),
+                                                  ("Stop", LoopChoice.STOP), (None, LoopChoice.STOP)])
+def test_the_loop_question_answers_repeats_or_stop_and_escape_stops(qtbot, qasync_loop, button, expected):
+    answers = []
+
+    async def repeating(session, emit, confirm):
+        answers.append(await confirm(ev.LoopDetected(name="web_fetch", arguments={"url": "x"})))
+        return ev.RunFinished()
+
+    controller, _model = _controller(repeating)
+    controller.send("hello")
+    boxes = lambda: [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]  # noqa: E731
+    qtbot.waitUntil(lambda: bool(boxes()))
+    box = boxes()[0]
+    if button is None:
+        qtbot.keyClick(box, Qt.Key.Key_Escape)
+    else:
+        next(b for b in box.buttons() if b.text() == button).click()
+    qtbot.waitUntil(lambda: answers == [expected])
     qtbot.waitUntil(lambda: not controller.busy)

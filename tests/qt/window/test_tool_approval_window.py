@@ -1,6 +1,8 @@
 """Approval in the real window: a real stdio MCP server (on the manager's own thread) offers its tools, the loopback
 Anthropic server asks for the destructive one, the card waits in the transcript with the server's name, and a click
-on it decides: Allow once runs the call, Deny sends the model the reason, "Always allow" is kept for the next run."""
+on it decides: Allow once runs the call, Deny sends the model the reason, "Always allow" is kept for the next run. A
+built-in write_file call also offers "always allow writing files like this": the rule it adds lets the next call of
+that folder run without asking."""
 
 from __future__ import annotations
 
@@ -17,9 +19,11 @@ from desktop_copilot.core.mcp.manager import McpManager, ServerState
 from desktop_copilot.core.mcp.server_config import McpServerConfig
 from desktop_copilot.core.conversation.models import Role, ToolCallStatus
 from desktop_copilot.core.config.paths import AppPaths
+from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.runtime import Runtime
+from desktop_copilot.qt.transcript.parts.approval import decision_text
 from tests.qt.conftest import run_async
-from tests.qt.transcript.parts.test_approval_card import hotspot_rect
+from tests.qt.transcript.parts.test_approval_card import card_geometry, hotspot_rect
 from tests.support.loopback import anthropic_text_reply, anthropic_tool_reply, sse_response
 
 DEMO = Path(__file__).resolve().parents[2] / "support" / "mcp_servers" / "demo_server.py"
@@ -138,3 +142,97 @@ def test_always_allow_is_kept_and_the_next_call_runs_without_a_card(qtbot, loopb
     qtbot.waitUntil(lambda: len(replies(window)) == 4 and not window.controller.busy, timeout=20000)
     second = replies(window)[2].tool_calls[0]
     assert second.status is ToolCallStatus.DONE and second.approval.decision == "granted" and not second.approval.asked
+
+
+def test_an_mcp_card_offers_no_rule_for_calls_like_it(qtbot, loopback_env, mcp_window):
+    window, _runtime = mcp_window
+    loopback_env.enqueue("/v1/messages",
+                         sse_response(anthropic_tool_reply([("toolu_1", "mcp__demo__delete_note", {"name": "todo"})])),
+                         sse_response(anthropic_text_reply("Kept.")))
+    send(qtbot, window, "delete todo")
+    qtbot.waitUntil(lambda: waiting_card_row(window) >= 0, timeout=20000)
+    row = waiting_card_row(window)
+    assert replies(window)[0].tool_calls[0].approval.proposed_pattern == ""
+    _card, part = card_geometry(window.view, row)
+    assert [h.label for h in part.hotspots] == ["Allow once", "Allow in this conversation", "Always allow", "Deny…"]
+    window.view.scrollToBottom()
+    window.view.viewport().repaint()
+    qtbot.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=hotspot_rect(window.view, "Allow once", waiting_card_row(window)).center())
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20000)
+
+
+LIKE_NOTES = "Always allow writing files like `notes/*`"
+
+
+@pytest.fixture
+def workspace_window(qtbot, loopback_env, make_window, tmp_path):
+    """The real window with a workspace chosen in Settings (the file tools on) and permissions.json in the profile."""
+    workspace = tmp_path / "ws"
+    (workspace / "notes").mkdir(parents=True)
+    paths = AppPaths.resolve().ensure()
+    runtime = Runtime(paths, AppConfig.from_environment())
+    runtime.settings = Settings(workspace_folder=str(workspace))
+    runtime.grants = GrantStore(paths.config_dir / "permissions.json")
+    return make_window(runtime), runtime, workspace
+
+
+def click_on_waiting_card(qtbot, window, label: str) -> None:
+    qtbot.waitUntil(lambda: waiting_card_row(window) >= 0, timeout=20000)
+    window.view.scrollToBottom()
+    window.view.viewport().repaint()
+    qtbot.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=hotspot_rect(window.view, label, waiting_card_row(window)).center())
+
+
+def test_allow_writing_files_like_this_adds_a_rule_and_the_next_call_runs(qtbot, loopback_env, workspace_window):
+    window, runtime, workspace = workspace_window
+    loopback_env.enqueue("/v1/messages",
+                         sse_response(anthropic_tool_reply([("toolu_1", "write_file", {"path": "notes/todo.md", "content": "milk"})])),
+                         sse_response(anthropic_text_reply("Written.")),
+                         sse_response(anthropic_tool_reply([("toolu_2", "write_file", {"path": "notes/other.md", "content": "eggs"})],
+                                                           msg_id="m2")),
+                         sse_response(anthropic_text_reply("Written too.")))
+    asked = []
+    window.view.ask_rule_pattern = lambda _parent, tool, pattern: asked.append((tool, pattern)) or "notes/*"
+    send(qtbot, window, "note milk")
+    qtbot.waitUntil(lambda: waiting_card_row(window) >= 0, timeout=20000)
+    call = replies(window)[0].tool_calls[0]
+    assert call.source == "" and call.approval.proposed_pattern == "notes/*"
+    click_on_waiting_card(qtbot, window, LIKE_NOTES)
+
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20000)
+    assert asked == [("write_file", "notes/*")]
+    assert call.status is ToolCallStatus.DONE and call.approval.decision == "allow_like"
+    assert (workspace / "notes" / "todo.md").read_text() == "milk"
+    assert [rule.describe() for rule in runtime.grants.rules()] == ["allow write_file `notes/*`"]
+    assert [r.describe() for r in GrantStore(runtime.paths.config_dir / "permissions.json").rules()] == ["allow write_file `notes/*`"]
+    assert runtime.grants.all() == []  # a rule, not a grant of the whole tool
+    assert decision_text(call) == ("Allowed, with a rule for calls like it: allow write_file `notes/*`", False)
+
+    send(qtbot, window, "and eggs")
+    qtbot.waitUntil(lambda: len(replies(window)) == 4 and not window.controller.busy, timeout=20000)
+    second = replies(window)[2].tool_calls[0]
+    assert second.status is ToolCallStatus.DONE and not second.approval.asked
+    assert second.approval.decision == "rule_allowed" and second.approval.reason == "allow write_file `notes/*`"
+    assert (workspace / "notes" / "other.md").read_text() == "eggs"
+    assert asked == [("write_file", "notes/*")]  # not asked again
+
+
+def test_cancelling_the_rule_prompt_leaves_the_card_waiting(qtbot, loopback_env, workspace_window):
+    window, runtime, workspace = workspace_window
+    loopback_env.enqueue("/v1/messages",
+                         sse_response(anthropic_tool_reply([("toolu_1", "write_file", {"path": "notes/todo.md", "content": "milk"})])),
+                         sse_response(anthropic_text_reply("Written.")))
+    window.view.ask_rule_pattern = lambda _parent, _tool, _pattern: None
+    send(qtbot, window, "note milk")
+    click_on_waiting_card(qtbot, window, LIKE_NOTES)
+    qtbot.wait(200)
+    call = replies(window)[0].tool_calls[0]
+    assert call.status is ToolCallStatus.AWAITING_APPROVAL and call.approval.decision == ""
+    assert window.controller.waiting_calls == ["toolu_1"] and window.controller.busy
+    assert runtime.grants.rules() == [] and not (workspace / "notes" / "todo.md").exists()
+
+    click_on_waiting_card(qtbot, window, "Allow once")  # still answerable
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20000)
+    assert call.status is ToolCallStatus.DONE and runtime.grants.rules() == []

@@ -12,6 +12,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTextCharFormat, QTextC
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
 from desktop_copilot.core.approval.decisions import Decision
+from desktop_copilot.core.approval.rules import COMMAND_TOOLS, FILE_TOOLS, HOST_TOOLS
 from desktop_copilot.core.conversation.models import Message, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.core_words import core_text
@@ -33,6 +34,30 @@ CHOICES = (
     (Decision.DENY, QT_TRANSLATE_NOOP("ApprovalCard", "Deny…")),
 )
 """The decision buttons of a waiting card, in English (translated where laid out)."""
+NOT_GRANTABLE = frozenset({"shell"})
+"""Built-in tools that cannot be allowed as a whole ("Allow in this conversation", "Always allow"): only calls like
+one (a rule with a pattern) can be (the tool class says `grantable = False`, which the card cannot see)."""
+LIKE_LABELS = {
+    "command": QT_TRANSLATE_NOOP("ApprovalCard", "Always allow commands like `{pattern}`"),
+    "write_file": QT_TRANSLATE_NOOP("ApprovalCard", "Always allow writing files like `{pattern}`"),
+    "edit_file": QT_TRANSLATE_NOOP("ApprovalCard", "Always allow editing files like `{pattern}`"),
+    "path": QT_TRANSLATE_NOOP("ApprovalCard", "Always allow reading files like `{pattern}`"),
+    "host": QT_TRANSLATE_NOOP("ApprovalCard", "Always allow fetching from `{pattern}`"),
+    "other": QT_TRANSLATE_NOOP("ApprovalCard", "Always allow calls like `{pattern}`"),
+}
+"""The "always allow calls like this" button, by what the tool's pattern matches."""
+LIKE_PROMPTS = {
+    "command": QT_TRANSLATE_NOOP("ApprovalCard", "Run commands matching this pattern without asking (* matches anything):"),
+    "path": QT_TRANSLATE_NOOP("ApprovalCard", "Allow {tool} without asking for workspace paths matching this pattern "
+                              "(* matches anything):"),
+    "host": QT_TRANSLATE_NOOP("ApprovalCard", "Fetch from hosts matching this pattern without asking (*.python.org "
+                              "matches its subdomains):"),
+    "other": QT_TRANSLATE_NOOP("ApprovalCard", "Allow {tool} without asking for calls matching this pattern (* matches "
+                               "anything):"),
+}
+LIKE_PATTERN_CHARS = 28
+"""A pattern longer than this is shortened on the button (the prompt shows it whole)."""
+QT_TRANSLATE_NOOP("CoreWords", "Allowed, with a rule for calls like it")  # core/approval/decisions.py DECISION_LABELS
 REASON_MAX = 2000
 """Characters of a denial reason sent to the model at most."""
 
@@ -89,7 +114,7 @@ def decision_text(block: ToolCallBlock) -> tuple[str, bool]:
     except ValueError:
         return approval.decision, False
     text = core_text(decision.label)
-    if not decision.allows and approval.reason.strip():
+    if (not decision.allows or decision in (Decision.RULE_ALLOWED, Decision.ALLOW_LIKE)) and approval.reason.strip():  # which rule, why denied
         text += ": " + " ".join(approval.reason.split())
     return text, not decision.allows
 
@@ -144,11 +169,49 @@ def button_height(theme: Theme) -> int:
     return QFontMetrics(theme.font("small_bold")).height() + 2 * BUTTON_PAD_Y
 
 
+def pattern_kind(tool: str) -> str:
+    """What a built-in tool's rule pattern matches: "command", "path", "host", or "other"."""
+    return "command" if tool in COMMAND_TOOLS else "path" if tool in FILE_TOOLS else "host" if tool in HOST_TOOLS else "other"
+
+
+def offers_rule(block: ToolCallBlock) -> bool:
+    """The card offers "always allow calls like this": a built-in tool's call with a proposed pattern."""
+    return not block.source and block.approval is not None and bool(block.approval.proposed_pattern)
+
+
+def grantable(block: ToolCallBlock) -> bool:
+    """The card offers "Allow in this conversation" and "Always allow" (not for the built-in shell)."""
+    return bool(block.source) or block.name not in NOT_GRANTABLE
+
+
+def like_label(block: ToolCallBlock) -> str:
+    """The button's words for calls like this one: "Always allow commands like `git status …`" (a long pattern cut)."""
+    pattern, kind = block.approval.proposed_pattern, pattern_kind(block.name)
+    if kind == "command" and pattern.endswith("*") and not pattern.endswith(" *"):
+        pattern = pattern[:-1] + " …"  # `git status*` reads as "git status and anything after"
+    if len(pattern) > LIKE_PATTERN_CHARS:
+        pattern = pattern[:LIKE_PATTERN_CHARS - 1] + "…"
+    key = block.name if block.name in LIKE_LABELS else kind
+    return QCoreApplication.translate("ApprovalCard", LIKE_LABELS[key]).format(pattern=pattern)
+
+
+def choices(block: ToolCallBlock) -> list[tuple[str, str]]:
+    """(decision value, label in the interface language) of the buttons a waiting call offers."""
+    chosen = []
+    for decision, label in CHOICES:
+        if decision in (Decision.ALLOW_CONVERSATION, Decision.ALLOW_ALWAYS) and not grantable(block):
+            continue
+        if decision is Decision.DENY and offers_rule(block):
+            chosen.append((Decision.ALLOW_LIKE.value, like_label(block)))
+        chosen.append((decision.value, QCoreApplication.translate("ApprovalCard", label)))
+    return chosen
+
+
 def lay_out_buttons(block: ToolCallBlock, message: Message, env: PaintEnv, left: int, top: int, width: int) -> tuple[list[Hotspot], int]:
     """The decision buttons of a waiting card, flowed into rows from (left, top) within `width` (relative to the
     part), and the height they take; "Allow all N" and "Deny all" on a row of their own when several calls wait."""
     metrics, height = QFontMetrics(env.theme.font("small_bold")), button_height(env.theme)
-    rows = [[("decide", decision.value, QCoreApplication.translate("ApprovalCard", label)) for decision, label in CHOICES]]
+    rows = [[("decide", value, label) for value, label in choices(block)]]
     count = len(waiting_calls(message, env.cards))
     if count > 1:
         rows.append([("decide_all", Decision.ALLOW_ONCE.value, QCoreApplication.translate("ApprovalCard", "Allow all {count}").format(count=count)),
@@ -190,7 +253,8 @@ def card_look(block: ToolCallBlock, message: Message, cards: CardState) -> tuple
     """What a tool card's layout depends on beyond its segment: approval, server, result parts, and the user's
     clicks on it (the delegate keys its layout cache by this too)."""
     approval = block.approval
-    state = () if approval is None else (id(approval), approval.asked, approval.decision, approval.reason, len(approval.preview))
+    state = () if approval is None else (id(approval), approval.asked, approval.decision, approval.reason, len(approval.preview),
+                                         approval.proposed_pattern)
     waiting = len(waiting_calls(message, cards)) if is_waiting(block) else 0
     return block.source, len(block.result_parts), state, block.id in cards.sending, block.id in cards.shown_whole, waiting
 
@@ -200,3 +264,12 @@ def ask_denial_reason(parent: QWidget, title: str) -> str | None:
     text, ok = QInputDialog.getText(parent, title, QCoreApplication.translate("ApprovalCard", "Reason for the model (optional):"),
         QLineEdit.EchoMode.Normal, "")
     return " ".join(text.split())[:REASON_MAX] if ok else None
+
+
+def ask_rule_pattern(parent: QWidget, tool: str, pattern: str) -> str | None:
+    """A small modal box to edit the pattern of the allow rule "always allow calls like this" adds, prefilled with the
+    proposal; None when the user cancels or empties it (an empty pattern would not be a rule for calls like this)."""
+    prompt = QCoreApplication.translate("ApprovalCard", LIKE_PROMPTS[pattern_kind(tool)]).format(tool=tool)
+    text, ok = QInputDialog.getText(parent, QCoreApplication.translate("ApprovalCard", "Always allow calls like this"), prompt,
+                                    QLineEdit.EchoMode.Normal, pattern)
+    return (text.strip() or None) if ok else None

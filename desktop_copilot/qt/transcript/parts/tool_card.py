@@ -1,5 +1,6 @@
-"""The tool-call card: name and server, live arguments, status badge, elapsed time, how it was approved; expands to
-capped arguments, preview, result, images and links; a call waiting for approval shows its decision buttons."""
+"""The tool-call card: name and server, live arguments, status badge, elapsed time, how it was approved, and while it
+runs the tail of its output (the shell's); expands to capped arguments, preview, result, images and links; a call
+waiting for approval shows its decision buttons."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QImage, QPainter, QTextDocument
 
-from desktop_copilot.core.conversation.models import ToolCallBlock
+from desktop_copilot.core.conversation.models import ToolCallBlock, ToolCallStatus
 from desktop_copilot.qt.common.paint_helpers import badge_size, draw_badge, draw_chevron, fill_rounded, format_seconds
 from desktop_copilot.qt.transcript.parts import approval
 from desktop_copilot.qt.transcript.parts.attachments import decode_image
@@ -25,6 +26,8 @@ RESULT_LINES = 80
 WHOLE_CHARS, WHOLE_LINES = 200_000, 4_000
 """What "Show all" shows of the arguments at most (a card that tall is still painted only where it is on screen)."""
 PREVIEW_CHARS, PREVIEW_LINES = 40_000, 600
+OUTPUT_CHARS, OUTPUT_LINES = 4000, 12
+"""A running call's card shows the last this many characters and lines of its output (the shell's), as it comes."""
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_IMAGE_PIXELS = 4096 * 4096
 """An image larger than this (decoded bytes, or pixels as its header claims) is not decoded at all."""
@@ -65,6 +68,23 @@ def capped(text: str, chars: int = RESULT_CHARS, lines: int = RESULT_LINES) -> s
     rest = text[cut:].lstrip("\n")
     left_out = QCoreApplication.translate("ToolCard", "… {lines:,} more lines, {chars:,} characters not shown (right-click the card to copy all)")
     return f"{text[:cut]}\n" + left_out.format(lines=rest.count(chr(10)) + 1, chars=len(rest))
+
+
+def output_tail(text: str, chars: int = OUTPUT_CHARS, lines: int = OUTPUT_LINES) -> str:
+    """The last `lines` lines (and at most `chars` characters) of a call's output, after a line saying that earlier
+    output is not shown when there was some."""
+    text = text.rstrip("\n")
+    floor = max(0, len(text) - chars)
+    cut, end = floor, len(text)
+    for _ in range(lines):
+        end = text.rfind("\n", floor, end)
+        if end < 0:
+            cut = floor
+            break
+        cut = end + 1
+    if cut == 0:
+        return text
+    return QCoreApplication.translate("ToolCard", "… earlier output not shown") + "\n" + text[cut:]
 
 
 def arguments_text(block: ToolCallBlock, whole: bool) -> tuple[str, bool]:
@@ -175,8 +195,9 @@ class ToolCard(PartPainter):
         part.expanded = part.expanded or waiting  # a waiting call is never hidden
         part.items, part.hotspots, part.documents = [], [], []
         top = self._summary_height(block, env)
+        running = block.status is ToolCallStatus.RUNNING and bool(block.output)  # its output as it comes, open or not
         if not part.expanded:
-            return top
+            return self._output(part, env, top, width - 2 * self.PAD, output_tail(block.output)) if running else top
         inner = width - 2 * self.PAD
         text, toggles = arguments_text(block, block.id in env.cards.shown_whole)
         title = QCoreApplication.translate("ToolCard",
@@ -193,10 +214,14 @@ class ToolCard(PartPainter):
             document = env.cached(("tool-preview", block.id, hash(preview)), inner - 2 * self.BOX_PAD,
                                   lambda: approval.diff_document(preview, inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")), len(preview))
             top = self._section(part, env, top, inner, QCoreApplication.translate("ToolCard", "Preview"), document)
+        if running:
+            top = self._output(part, env, top, inner, output_tail(block.output))
         if block.result is not None:
             top = self._section(part, env, top, inner, QCoreApplication.translate("ToolCard", "Error") if block.is_error
                 else QCoreApplication.translate("ToolCard", "Result"),
                                 self._plain(part, env, "result", capped(block.result), inner), error=block.is_error)
+        if block.output and not running:  # what a stopped call printed (one that ended with a result has none)
+            top = self._output(part, env, top, inner, output_tail(block.output, RESULT_CHARS, RESULT_LINES))
         top = self._images(part, env, top, inner)
         for title, text in ((QCoreApplication.translate("ToolCard", "Structured result"), capped(structured_text(block))),
             (QCoreApplication.translate("ToolCard", "Links"), link_lines(block))):
@@ -205,6 +230,11 @@ class ToolCard(PartPainter):
         if waiting:
             top = self._buttons(part, env, top, inner)
         return top
+
+    def _output(self, part: Part, env: PaintEnv, top: int, inner: int, text: str) -> int:
+        """The "Output" section: `text` as plain monospace text (never interpreted)."""
+        return self._section(part, env, top, inner, QCoreApplication.translate("ToolCard", "Output"),
+                             self._plain(part, env, "output", text, inner))
 
     def _plain(self, part: Part, env: PaintEnv, name: str, text: str, inner: int) -> QTextDocument:
         width, theme, font = inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")

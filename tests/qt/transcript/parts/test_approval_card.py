@@ -1,5 +1,6 @@
 """The approval card in a real transcript view: a waiting call shows its server, risk, full arguments (long values
-shortened), a coloured diff and four buttons inside the card; a decided call says how it was decided; result images
+shortened), a coloured diff and four buttons inside the card (a built-in call also "always allow calls like this",
+the shell not as a whole); a decided call says how it was decided; result images
 are decoded in memory as thumbnails and hostile ones are refused; links are plain text; structured content is not
 shown twice."""
 
@@ -10,8 +11,9 @@ import json
 import struct
 import zlib
 
-from PySide6.QtCore import QBuffer, QIODevice, QRect
+from PySide6.QtCore import QBuffer, QIODevice, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QApplication, QInputDialog, QWidget
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.accumulate import accumulate
@@ -21,7 +23,14 @@ from desktop_copilot.core.tools.base import Risk
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, RISK_BADGES, TOOL_BADGES
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from desktop_copilot.qt.transcript.parts import tool_card
-from desktop_copilot.qt.transcript.parts.approval import LONG_VALUE_CHARS, decision_text, diff_document, shortened_json, shown_name
+from desktop_copilot.qt.transcript.parts.approval import (
+    LONG_VALUE_CHARS,
+    ask_rule_pattern,
+    decision_text,
+    diff_document,
+    shortened_json,
+    shown_name,
+)
 from tests.qt.transcript.transcript_support import show_view
 
 DIFF = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n keep\n-old line\n+new line\n"
@@ -251,3 +260,88 @@ def test_structured_content_is_not_repeated():
     other = ToolCallBlock(id="b", name="t", result="It is warm.", result_parts=[{"type": "structured", "data": data}])
     assert tool_card.structured_text(same) == ""
     assert json.loads(tool_card.structured_text(other)) == data
+
+
+def built_in_waiting(name: str, arguments: dict, pattern: str, risk: Risk = Risk.WRITES) -> Message:
+    """A finished reply whose built-in call waits, with the pattern the approval hook proposes for calls like it."""
+    reply = Message.assistant("m")
+    reply.blocks = [ToolCallBlock(id="call_1", name=name, arguments=arguments)]
+    reply.status = MessageStatus.COMPLETED
+    accumulate(reply, ev.ToolApprovalChanged(tool_call_id="call_1", approval=ToolApproval(risk=risk.value, asked=True,
+                                                                                         proposed_pattern=pattern)))
+    accumulate(reply, ev.ToolStatus(tool_call_id="call_1", name=name, status=ToolCallStatus.AWAITING_APPROVAL))
+    return reply
+
+
+def labels_of(qtbot, reply: Message) -> list[str]:
+    model = TranscriptModel()
+    model.set_messages([reply])
+    view = show_view(qtbot, model, 900, 700)
+    return [hotspot.label for hotspot in card_geometry(view)[1].hotspots]
+
+
+def test_a_built_in_call_offers_to_allow_calls_like_it(qtbot):
+    assert labels_of(qtbot, built_in_waiting("write_file", {"path": "notes/todo.md", "content": "x"}, "notes/*")) == [
+        "Allow once", "Allow in this conversation", "Always allow", "Always allow writing files like `notes/*`", "Deny…"]
+    # the shell cannot be allowed as a whole: only commands like this one
+    assert labels_of(qtbot, built_in_waiting("shell", {"command": "git status --short"}, "git status*", Risk.DESTRUCTIVE)) == [
+        "Allow once", "Always allow commands like `git status …`", "Deny…"]
+    fetch = labels_of(qtbot, built_in_waiting("web_fetch", {"url": "https://docs.python.org/3/"}, "docs.python.org", Risk.OPEN_WORLD))
+    assert fetch[3] == "Always allow fetching from `docs.python.org`"
+    long = labels_of(qtbot, built_in_waiting("write_file", {"path": "a/b"}, "projects/2026/quarterly-report/drafts/*"))
+    assert long[3] == "Always allow writing files like `projects/2026/quarterly-rep…`"
+    # without a proposal (an MCP tool's card has none), or from a server named like a built-in: no such button
+    assert labels_of(qtbot, built_in_waiting("write_file", {"path": "x"}, "")) == [
+        "Allow once", "Allow in this conversation", "Always allow", "Deny…"]
+    from_server = waiting_reply(("call_1", {"path": "notes/a"}), source="files")
+    from_server.blocks[0].approval.proposed_pattern = "notes/*"
+    assert labels_of(qtbot, from_server) == ["Allow once", "Allow in this conversation", "Always allow", "Deny…"]
+
+
+def test_allow_like_asks_for_the_pattern_then_decides(qtbot):
+    reply = built_in_waiting("write_file", {"path": "notes/todo.md", "content": "x"}, "notes/*")
+    model = TranscriptModel()
+    model.set_messages([reply])
+    view = show_view(qtbot, model, 900, 700)
+    view.viewport().repaint()
+    asked, answers, decided = [], [None, "notes/**.md"], []
+    view.ask_rule_pattern = lambda parent, tool, pattern: asked.append((parent, tool, pattern)) or answers.pop(0)
+    view.sig_tool_decision.connect(lambda *args: decided.append(args))
+    label = "Always allow writing files like `notes/*`"
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=hotspot_rect(view, label).center())
+    assert asked == [(view, "write_file", "notes/*")] and decided == []  # cancelled: the card still waits
+    assert label in [hotspot.label for hotspot in card_geometry(view)[1].hotspots]
+
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=hotspot_rect(view, label).center())
+    assert decided == [("call_1", "allow_like", "notes/**.md")]
+    assert card_geometry(view)[1].hotspots == []  # "Sending…" until the run hears of it
+
+    accumulate(reply, ev.ToolApprovalChanged(tool_call_id="call_1", approval=ToolApproval(
+        risk="writes", asked=True, decision=Decision.ALLOW_LIKE.value, reason="allow write_file `notes/**.md`")))
+    assert decision_text(reply.blocks[0]) == ("Allowed, with a rule for calls like it: allow write_file `notes/**.md`", False)
+    rule_allowed = ToolCallBlock(id="r", name="write_file", approval=ToolApproval(
+        risk="writes", decision=Decision.RULE_ALLOWED.value, reason="allow write_file `notes/*`"))
+    assert decision_text(rule_allowed) == ("Allowed by a rule: allow write_file `notes/*`", False)
+
+
+def test_the_rule_prompt_is_prefilled_and_cannot_be_emptied(qtbot, qapp):
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    seen = []
+
+    def answer(text: str | None) -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QInputDialog):
+            QTimer.singleShot(20, lambda: answer(text))
+            return
+        seen.append((dialog.textValue(), dialog.labelText()))
+        if text is None:
+            dialog.reject()
+        else:
+            dialog.setTextValue(text)
+            dialog.accept()
+
+    for text, expected in (("  git *  ", "git *"), ("   ", None), (None, None)):
+        QTimer.singleShot(0, lambda text=text: answer(text))
+        assert ask_rule_pattern(parent, "shell", "git status*") == expected
+    assert seen[0] == ("git status*", "Run commands matching this pattern without asking (* matches anything):")
