@@ -56,3 +56,16 @@ def run_demo(window, loop, store) -> int:
         store.close()
         loop.close()
     return 0
+
+
+def run_scenario(window, loop, store, scenario, loopback) -> int:
+    """`run_demo` while the coroutine `scenario()` drives the window; the scenario's task and the loopback server are
+    stopped afterwards."""
+    import asyncio
+
+    task = asyncio.ensure_future(scenario())
+    try:
+        return run_demo(window, loop, store)
+    finally:
+        task.cancel()
+        loopback.stop()

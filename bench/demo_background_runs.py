@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-from bench._demo_support import demo_options, run_demo, show_at  # noqa: E402
+from bench._demo_support import demo_options, run_scenario, show_at  # noqa: E402
 from tests.support.conversation_replies import ByConversation, DeleteNote  # noqa: E402
 from tests.support.loopback import (  # noqa: E402
     LoopbackServer,
@@ -93,12 +93,7 @@ def main() -> int:
         await window.controller.wait_all()
         window.close()
 
-    task = asyncio.ensure_future(scenario())
-    try:
-        return run_demo(window, loop, store)
-    finally:
-        task.cancel()
-        loopback.stop()
+    return run_scenario(window, loop, store, scenario, loopback)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop_copilot.app.terminal_question import confirmed
 from desktop_copilot.app.history_access import (
     EXIT_FAILED,
     EXIT_OK,
@@ -221,7 +222,7 @@ def run_delete(args: argparse.Namespace, store: Store | None) -> int:
     if not args.yes:
         if sys.stdin is None or not sys.stdin.isatty():
             raise Refusal(f"not deleting {what}: there is no terminal to confirm on. Pass --yes to delete it.")
-        if not _confirmed(f"Delete {what}? This cannot be undone. [y/N] "):
+        if not confirmed(f"Delete {what}? This cannot be undone. [y/N] "):
             print("Nothing was deleted.")
             return EXIT_OK
     with store.transaction():  # checked again and deleted in one short write: no reply can start on it in between
@@ -231,15 +232,3 @@ def run_delete(args: argparse.Namespace, store: Store | None) -> int:
         store.delete_conversation(conversation_id)
     print(f"Deleted {what}.")
     return EXIT_OK
-
-
-def _confirmed(question: str) -> bool:
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    try:
-        answer = sys.stdin.readline()
-    except KeyboardInterrupt:
-        answer = ""
-    if not answer.endswith("\n"):
-        sys.stderr.write("\n")
-    return answer.strip().lower() in ("y", "yes")

@@ -129,8 +129,9 @@ def run_reset(args: argparse.Namespace) -> int:
             print(f"error: this removes {count} rules and grants; run it on a terminal to be asked, or add --yes.",
                   file=sys.stderr)
             return EXIT_USAGE
-        answer = input(f"Remove all {count} rules and grants? Tools that change things will ask again. [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
+        from desktop_copilot.app.terminal_question import confirmed
+
+        if not confirmed(f"Remove all {count} rules and grants? Tools that change things will ask again. [y/N] "):
             print("Nothing was removed.")
             return EXIT_FAILED
     store.reset()

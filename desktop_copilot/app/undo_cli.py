@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from desktop_copilot.app.terminal_question import confirmed
 from desktop_copilot.app.history_access import (
     EXIT_FAILED,
     EXIT_OK,
@@ -68,7 +69,7 @@ def run_undo(args: argparse.Namespace, store: Store | None) -> int:
                 print(f"  {_plan(file)}")
             if sys.stdin is None or not sys.stdin.isatty():
                 raise Refusal("nothing was undone: there is no terminal to confirm on. Pass --yes to undo.")
-            if not _confirmed(f"Put {'this file' if len(files) == 1 else 'these files'} back as they were before the "
+            if not confirmed(f"Put {'this file' if len(files) == 1 else 'these files'} back as they were before the "
                               "reply? [y/N] "):
                 print("Nothing was undone.")
                 return EXIT_OK
@@ -126,15 +127,3 @@ def _count(n: int) -> str:
 
 def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
-
-
-def _confirmed(question: str) -> bool:
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    try:
-        answer = sys.stdin.readline()
-    except KeyboardInterrupt:
-        answer = ""
-    if not answer.endswith("\n"):
-        sys.stderr.write("\n")
-    return answer.strip().lower() in ("y", "yes")

@@ -97,3 +97,21 @@ def test_remove_and_reset(loopback):
     assert cli(loopback, "permissions", "reset").returncode == 2  # no terminal: only with --yes
     assert cli(loopback, "permissions", "reset", "--yes").stdout == "Removed 1 rules and grants.\n"
     assert "No rules." in cli(loopback, "permissions", "list").stdout
+
+
+def test_the_shell_asks_every_time_unless_a_rule_allows_the_command(loopback, tmp_path):
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    assert cli(loopback, "tools", "workspace", str(workspace)).returncode == 0
+    assert cli(loopback, "tools", "enable", "shell").returncode == 0
+    assert cli(loopback, "permissions", "allow", "shell", "echo *").returncode == 0
+    loopback.enqueue("/v1/messages", sse_response(anthropic_tool_reply([
+        ("toolu_1", "shell", {"command": "echo hello from the shell"}),
+        ("toolu_2", "shell", {"command": "touch made-by-the-model"})])), sse_response(anthropic_text_reply("Done.")))
+    result = cli(loopback, "ask", "run two commands")
+    assert result.returncode == 0, result.stderr
+    results = last_results(requests(loopback)[1])
+    assert results["toolu_1"]["is_error"] is False and "hello from the shell" in results["toolu_1"]["content"]
+    assert "exit status 0" in results["toolu_1"]["content"]
+    assert "declined" in results["toolu_2"]["content"] and not (workspace / "made-by-the-model").exists()  # outside the rule
+    assert "shell" in {tool["name"] for tool in requests(loopback)[0]["tools"]}

@@ -43,7 +43,7 @@ def window_style_sheet(theme: Theme) -> str:
         QToolButton#toolsButton {{ color: {theme.muted}; background: transparent; border: 1px solid {theme.border};
             border-radius: 8px; min-height: 32px; padding: 0 8px; }}
         QToolButton#toolsButton:hover {{ color: {theme.text}; background: {theme.user_bubble}; }}
-        QToolButton#toolsButton::menu-indicator {{ image: none; width: 0; }}
+        QToolButton#toolsButton::menu-indicator, QToolButton#conversationMenuButton::menu-indicator {{ image: none; width: 0; }}
         QToolButton#askSeveralButton {{ color: {theme.muted}; background: transparent; border: 1px solid {theme.border};
             border-radius: 8px; min-width: 30px; min-height: 32px; font-size: 16px; }}
         QToolButton#askSeveralButton:hover {{ color: {theme.text}; background: {theme.user_bubble}; }}

@@ -20,17 +20,40 @@ class ConversationTools(QObject):
         window.composer.add_tool_button(self.button)
         window.history.sig_current_changed.connect(lambda _id: self.refresh())
         window.controller.sig_model_changed.connect(self.refresh)
+        window.controller.sig_busy_changed.connect(lambda _busy: self._follow_servers())  # a send starts them
+        self._following = False
+        self._follow_servers()
         self.refresh()
+
+    def _follow_servers(self) -> None:
+        """Once the MCP servers are started, the button and the open list follow their tools as they come and go."""
+        runtime = self.window.controller.session.runtime
+        if self._following or runtime.mcp is None:
+            return
+        from desktop_copilot.qt.settings.permissions_page import ChangeRelay
+
+        self._following = True
+        relay = ChangeRelay(self, self._servers_changed)
+        runtime.mcp.subscribe(relay.listener())
+
+    def _servers_changed(self) -> None:
+        self.refresh()
+        if self.menu.isVisible():
+            self.rebuild()
 
     @property
     def conversation(self):
         return self.window.controller.session.conversation
 
     def available(self) -> list:
-        """The tools switched on in Settings, built-ins first, then each MCP server's, as the registry holds them."""
+        """The tools a run can offer: switched on in Settings, with the workspace folder they need and their keys (as
+        far as the model picker has learned which keys are there); built-ins first, then each MCP server's."""
         runtime = self.window.controller.session.runtime
-        off = runtime.switched_off()
-        tools = [tool for tool in runtime.registry.all() if tool.name not in off]
+        off, workspace = runtime.switched_off(), runtime.workspace()
+        has_key = self.window.model_picker.has_key
+        tools = [tool for tool in runtime.registry.all() if tool.name not in off
+                 and (workspace is not None or not tool.needs_workspace)
+                 and all(has_key.get(key, True) for key in tool.required_keys)]
         return sorted(tools, key=lambda tool: (tool.source.kind != "builtin", tool.source.label.lower()))
 
     def offered(self) -> set[str]:
@@ -46,7 +69,12 @@ class ConversationTools(QObject):
                             else self.tr("Tools"))
 
     def open(self) -> QMenu:
-        """The list, above the button (the composer sits at the bottom of the window)."""
+        """The list, above the button (the composer sits at the bottom of the window). Opening it starts the MCP
+        servers, as Settings does, so their tools join the list as they are ready."""
+        from desktop_copilot.qt.settings.entry import start_mcp_servers
+
+        start_mcp_servers(self.window)
+        self._follow_servers()
         self.rebuild()
         height = self.menu.sizeHint().height()
         self.menu.popup(self.button.mapToGlobal(QPoint(0, -height - 4)))

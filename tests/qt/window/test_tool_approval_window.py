@@ -208,7 +208,7 @@ def test_allow_writing_files_like_this_adds_a_rule_and_the_next_call_runs(qtbot,
     assert [rule.describe() for rule in runtime.grants.rules()] == ["allow write_file `notes/*`"]
     assert [r.describe() for r in GrantStore(runtime.paths.config_dir / "permissions.json").rules()] == ["allow write_file `notes/*`"]
     assert runtime.grants.all() == []  # a rule, not a grant of the whole tool
-    assert decision_text(call) == ("Allowed, with a rule for calls like it: allow write_file `notes/*`", False)
+    assert decision_text(call) == ("Allowed, with a rule for calls like it: allow write_file “notes/*”", False)
 
     send(qtbot, window, "and eggs")
     qtbot.waitUntil(lambda: len(replies(window)) == 4 and not window.controller.busy, timeout=20000)

@@ -3,6 +3,8 @@ the coloured preview diff, and the decision buttons (laid out as hotspots, paint
 
 from __future__ import annotations
 
+import re
+
 import json
 import secrets
 from typing import Any
@@ -104,6 +106,10 @@ def risk_badge(block: ToolCallBlock, theme: Theme = DEFAULT_THEME) -> Badge | No
     return theme.risk_badges[risk]
 
 
+RULE_DECISIONS = (Decision.RULE_ALLOWED, Decision.RULE_DENIED, Decision.ALLOW_LIKE)
+"""Decisions whose reason is a rule (`Rule.describe()`)."""
+
+
 def decision_text(block: ToolCallBlock) -> tuple[str, bool]:
     """The line under a decided card's header saying why it ran or did not ("Denied: …"), and whether it was refused."""
     approval = block.approval
@@ -115,7 +121,10 @@ def decision_text(block: ToolCallBlock) -> tuple[str, bool]:
         return approval.decision, False
     text = core_text(decision.label)
     if (not decision.allows or decision in (Decision.RULE_ALLOWED, Decision.ALLOW_LIKE)) and approval.reason.strip():  # which rule, why denied
-        text += ": " + " ".join(approval.reason.split())
+        reason = " ".join(approval.reason.split())
+        if decision in RULE_DECISIONS:  # a rule's pattern in quotes, not the command line's backticks
+            reason = re.sub(r"`([^`]*)`", "“\\1”", reason)
+        text += ": " + reason
     return text, not decision.allows
 
 

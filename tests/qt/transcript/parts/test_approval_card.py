@@ -318,10 +318,10 @@ def test_allow_like_asks_for_the_pattern_then_decides(qtbot):
 
     accumulate(reply, ev.ToolApprovalChanged(tool_call_id="call_1", approval=ToolApproval(
         risk="writes", asked=True, decision=Decision.ALLOW_LIKE.value, reason="allow write_file `notes/**.md`")))
-    assert decision_text(reply.blocks[0]) == ("Allowed, with a rule for calls like it: allow write_file `notes/**.md`", False)
+    assert decision_text(reply.blocks[0]) == ("Allowed, with a rule for calls like it: allow write_file “notes/**.md”", False)
     rule_allowed = ToolCallBlock(id="r", name="write_file", approval=ToolApproval(
         risk="writes", decision=Decision.RULE_ALLOWED.value, reason="allow write_file `notes/*`"))
-    assert decision_text(rule_allowed) == ("Allowed by a rule: allow write_file `notes/*`", False)
+    assert decision_text(rule_allowed) == ("Allowed by a rule: allow write_file “notes/*”", False)
 
 
 def test_the_rule_prompt_is_prefilled_and_cannot_be_emptied(qtbot, qapp):
