@@ -9,7 +9,6 @@ there is nothing to undo."""
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import sqlite3
 from collections.abc import Sequence
@@ -219,6 +218,8 @@ def _diff_of(last: FileSnapshot) -> str:
 def _unified(name: str, then: bytes, now: bytes, *, gone: bool = False) -> str:
     if b"\x00" in then[:8192] or b"\x00" in now[:8192]:
         return f"{name}: binary content changed since the reply wrote it.\n"
+    import difflib  # loaded when a diff is shown, not with the window
+
     lines = difflib.unified_diff(
         then.decode("utf-8", errors="replace").splitlines(keepends=True),
         now.decode("utf-8", errors="replace").splitlines(keepends=True),

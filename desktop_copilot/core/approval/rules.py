@@ -7,7 +7,6 @@ and maybe to one conversation."""
 from __future__ import annotations
 
 import fnmatch
-import shlex
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -178,6 +177,8 @@ def proposed_pattern(tool_name: str, argument: str | None) -> str:
     if not argument:
         return ""
     if tool_name in COMMAND_TOOLS:
+        import shlex  # only when a card asks
+
         try:
             words = shlex.split(argument)
         except ValueError:

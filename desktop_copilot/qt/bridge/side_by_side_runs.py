@@ -6,14 +6,16 @@ answers."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_copilot.core.chat import NothingToDoError
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.providers.attachment_limits import Attachment
-from desktop_copilot.core.side_by_side import ModelChoice, SideBySide
+
+if TYPE_CHECKING:  # loaded at the first side-by-side turn, not with the window
+    from desktop_copilot.core.side_by_side import ModelChoice, SideBySide
 
 
 class SideBySideRuns(QObject):
@@ -44,6 +46,8 @@ class SideBySideRuns(QObject):
         text, attachments = text.strip(), list(attachments)
         if not text and not attachments:
             return False
+        from desktop_copilot.core.side_by_side import SideBySide
+
         try:
             turn = SideBySide(controller.session, choices)
         except ValueError:

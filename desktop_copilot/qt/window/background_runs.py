@@ -4,16 +4,20 @@ approval, and a notification when a reply finishes or needs approval elsewhere (
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QToolButton
 
 from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.qt.history.conversation_list_model import UNTITLED
 from desktop_copilot.qt.transcript.message_jump import jump_to_message
-from desktop_copilot.qt.window.notifications import DesktopNotifier
 
 SILENT_OUTCOMES = ("stopped",)
 """A run the user stopped ends without a notification."""
+
+if TYPE_CHECKING:  # made at the first notification
+    from desktop_copilot.qt.window.notifications import DesktopNotifier
 
 
 def notifications_on(window: QMainWindow) -> bool:
@@ -57,8 +61,7 @@ class BackgroundRuns(QObject):
         self.controller = window.controller
         self.indicator = ApprovalsIndicator(self)
         window.statusBar().addPermanentWidget(self.indicator)
-        self.notifier = DesktopNotifier(self)
-        self.notifier.sig_clicked.connect(self.open_conversation)
+        self._notifier: DesktopNotifier | None = None
         self.controller.sig_runs_changed.connect(lambda _conversation: self.indicator.refresh())
         self.controller.sig_background_news.connect(self._on_background_news)
         self.controller.sig_run_finished.connect(self._on_shown_run_finished)
@@ -96,6 +99,16 @@ class BackgroundRuns(QObject):
             return (reply[:140] + "…") if len(reply) > 140 else reply or self.tr("The reply is ready.")
         return self.tr("The reply ended early ({outcome}).").format(outcome=outcome)
 
+    @property
+    def notifier(self) -> DesktopNotifier:
+        """The desktop's notifications, made at the first one (an idle window holds no bus connection)."""
+        if self._notifier is None:
+            from desktop_copilot.qt.window.notifications import DesktopNotifier
+
+            self._notifier = DesktopNotifier(self)
+            self._notifier.sig_clicked.connect(self.open_conversation)
+        return self._notifier
+
     def _notify(self, conversation_id: str, summary: str, body: str) -> None:
         if notifications_on(self.window):
             self.notifier.notify(conversation_id, summary, body)
@@ -122,4 +135,5 @@ class BackgroundRuns(QObject):
         return jump_to_message(self.window.view, message.id)
 
     async def aclose(self) -> None:
-        await self.notifier.aclose()
+        if self._notifier is not None:
+            await self._notifier.aclose()

@@ -6,26 +6,28 @@ changes and a dialog shows the diff of what changed since."""
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMainWindow, QMenu, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget
 
 from desktop_copilot.core.conversation.models import Message, Role
-from desktop_copilot.core.file_undo import (
-    ChangedFile,
-    ChangedSinceError,
-    NothingToUndoError,
-    check_undoable,
-    reply_files,
-    reply_message_ids,
-    undo_reply,
-)
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.transcript.model import TranscriptModel
 
+if TYPE_CHECKING:  # the undo module loads at the first context menu, not with the window
+    from desktop_copilot.core.file_undo import ChangedFile, ChangedSinceError
+
 NEWS_MS = 8000
 """How long the status bar says what an undo did."""
+
+
+def file_undo():
+    """core.file_undo, imported at first use."""
+    from desktop_copilot.core import file_undo as module
+
+    return module
 
 
 class ChangedSinceDialog(QDialog):
@@ -68,7 +70,7 @@ class FileUndoActions(QObject):
         if store is None or message.role is not Role.ASSISTANT:
             return None
         conversation_id = self.controller.session.conversation.id
-        return conversation_id, reply_message_ids(store.message_index(conversation_id), message.id)
+        return conversation_id, file_undo().reply_message_ids(store.message_index(conversation_id), message.id)
 
     def files_of(self, message: Message) -> list[ChangedFile]:
         """The files the reply `message` belongs to changed that are not undone yet."""
@@ -76,7 +78,7 @@ class FileUndoActions(QObject):
         if reply is None:
             return []
         try:
-            return reply_files(self.controller.session.store.connection, *reply)
+            return file_undo().reply_files(self.controller.session.store.connection, *reply)
         except sqlite3.Error:
             return []
 
@@ -99,14 +101,14 @@ class FileUndoActions(QObject):
             return False
         db = self.controller.session.store.connection
         try:
-            files = check_undoable(db, *reply)
+            files = file_undo().check_undoable(db, *reply)
             if not self.confirm(files):
                 return False
-            result = undo_reply(db, *reply)
-        except NothingToUndoError:
+            result = file_undo().undo_reply(db, *reply)
+        except file_undo().NothingToUndoError:
             self._say(self.tr("This reply has no file changes left to undo."))
             return False
-        except ChangedSinceError as exc:
+        except file_undo().ChangedSinceError as exc:
             self.show_changed_since(exc)
             return False
         except (OSError, sqlite3.Error) as exc:

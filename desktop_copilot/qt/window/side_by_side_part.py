@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from desktop_copilot.core.side_by_side import ModelChoice
-
 if TYPE_CHECKING:  # built at the first turn or the first click: an idle window holds neither
+    from desktop_copilot.core.side_by_side import ModelChoice
     from desktop_copilot.qt.side_by_side.choose_models import ChooseModelsDialog
     from desktop_copilot.qt.side_by_side.columns import AnswerColumns
 
@@ -51,11 +50,15 @@ class SideBySideUi(QObject):
     def entries(self) -> list[tuple[str, ModelChoice]]:
         """Every model of every provider that can answer now (its key is there, or it needs none), as the model
         picker lists them."""
+        from desktop_copilot.core.side_by_side import ModelChoice
+
         states = self.window.model_picker.provider_states()
         return [(state.spec.label, ModelChoice(state.spec.id, model)) for state in states
                 if state.has_key for model in state.models]
 
     def last_choices(self) -> list[ModelChoice]:
+        from desktop_copilot.core.side_by_side import ModelChoice
+
         settings = self.window.controller.session.runtime.settings
         chosen = []
         for text in settings.side_by_side_models if settings is not None else []:

@@ -63,6 +63,11 @@ class ConversationTools(QObject):
         return names if chosen is None else names & set(chosen)
 
     def refresh(self) -> None:
+        """The button's count: "Tools" while the conversation offers what Settings switches on (the tools are not even
+        loaded for that: an idle window holds none), "Tools 6/7" with a set of its own."""
+        if self.conversation.tools is None:
+            self.button.setText(self.tr("Tools"))
+            return
         total = len(self.available())
         offered = len(self.offered())
         self.button.setText(self.tr("Tools {on}/{all}").format(on=offered, all=total) if offered != total
