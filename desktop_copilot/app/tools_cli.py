@@ -65,9 +65,10 @@ def _builtin_tools():
 
 
 def _is_on(tool, settings) -> bool:
-    if tool.name in settings.disabled_tools:
-        return False
-    return tool.enabled_by_default or tool.name in settings.enabled_tools
+    """As `Runtime.switched_off()` has it: not switched off, and switched on when it is off by default."""
+    from desktop_copilot.core.tools.base import not_switched_on
+
+    return tool.name not in settings.disabled_tools and not not_switched_on([tool], settings.enabled_tools)
 
 
 def _needs(tool, settings) -> list[str]:

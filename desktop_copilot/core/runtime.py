@@ -24,7 +24,7 @@ from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.approval.hook import ApprovalHook
 from desktop_copilot.core.config.app_config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.storage.file_snapshots import SnapshotRecorder
-from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry
+from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry, not_switched_on
 from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
 
 if TYPE_CHECKING:
@@ -243,8 +243,7 @@ class Runtime:
 
     def not_switched_on(self) -> set[str]:
         """The tools off until switched on (`Tool.enabled_by_default` False: the shell) that Settings has not switched on."""
-        switched_on = self.settings.enabled_tools if self.settings is not None else set()
-        return {tool.name for tool in self.registry.all() if not tool.enabled_by_default and tool.name not in switched_on}
+        return not_switched_on(self.registry.all(), self.settings.enabled_tools if self.settings is not None else set())
 
     def _switched_on_tools(self, switched_off: set[str]) -> list[Tool]:
         return [tool for tool in self.registry.all() if tool.name not in switched_off]

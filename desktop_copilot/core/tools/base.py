@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -190,6 +190,12 @@ class ToolRegistry:
             and all(keys.has(k) for k in tool.required_keys)
             and (workspace is not None or not tool.needs_workspace)
         ]
+
+
+def not_switched_on(tools: Iterable[Tool], enabled: Collection[str]) -> set[str]:
+    """The names of `tools` off until switched on (`Tool.enabled_by_default` False: the shell) and not in `enabled`
+    (Settings.enabled_tools)."""
+    return {tool.name for tool in tools if not tool.enabled_by_default and tool.name not in enabled}
 
 
 class ToolProvider(ABC):

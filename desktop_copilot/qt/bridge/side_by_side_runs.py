@@ -84,9 +84,7 @@ class SideBySideRuns(QObject):
             controller.sig_error.emit(str(exc))
             return False
         self._turns.pop(controller.session.conversation.id, None)
-        controller.flush()
-        messages = controller.session.conversation.messages
-        controller.model.replace_from(turn.anchor, list(messages[turn.anchor:]))
+        self._show_reply(turn)
         controller.tell_usage()
         controller.sig_model_changed.emit()
         self.sig_changed.emit()
@@ -98,11 +96,15 @@ class SideBySideRuns(QObject):
         turn = self._turns.pop(conversation_id, None)
         if turn is None:
             return
-        controller = self.controller
-        if conversation_id == controller.session.conversation.id and turn.anchor >= 0:
-            controller.flush()
-            controller.model.replace_from(turn.anchor, list(controller.session.conversation.messages[turn.anchor:]))
+        if conversation_id == self.controller.session.conversation.id and turn.anchor >= 0:
+            self._show_reply(turn)
         self.sig_changed.emit()
+
+    def _show_reply(self, turn: SideBySide) -> None:
+        """The transcript of the conversation shown goes on from `turn`'s question with the reply it holds now."""
+        controller = self.controller
+        controller.flush()
+        controller.model.replace_from(turn.anchor, list(controller.session.conversation.messages[turn.anchor:]))
 
     def forget(self, conversation_id: str) -> None:
         """The conversation was deleted."""

@@ -3,39 +3,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
-import pytest
-
 from desktop_copilot.core.config.settings import Settings
 from desktop_copilot.core.tools.builtin import builtin_registry
 from desktop_copilot.qt.settings.tools_page import ToolsPage
-from tests.support.memory_keyring import use_memory_keyring
+from tests.qt.settings.test_tools_page import app_window, press_ok, saved  # noqa: F401 - app_window is a fixture
 from tests.support.settings_support import open_dialog
-
-
-def saved() -> dict:
-    return json.loads((Path(os.environ["DESKTOP_COPILOT_HOME"]) / "config" / "settings.json").read_text())
-
-
-@pytest.fixture
-def app_window(make_window, monkeypatch):
-    from desktop_copilot.core.bootstrap import build_runtime
-
-    use_memory_keyring(monkeypatch)
-
-    def make():
-        runtime = build_runtime(check_keyring=False)
-        return make_window(runtime), runtime
-
-    return make
-
-
-def close_with_ok(qtbot, dialog) -> None:
-    dialog.ok_button.click()
-    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
 
 
 def test_the_shell_row_is_off_and_asks_every_time(qtbot, qasync_loop):
@@ -54,7 +26,7 @@ def test_the_shell_row_is_off_and_asks_every_time(qtbot, qasync_loop):
     assert kept.edits()["enabled_tools"] == {"gone_tool"}  # a tool not registered now keeps its choice
 
 
-def test_switching_the_shell_on_and_off_is_saved_and_used(qtbot, app_window, tmp_path):
+def test_switching_the_shell_on_and_off_is_saved_and_used(qtbot, app_window, tmp_path):  # noqa: F811 - the fixture
     window, runtime = app_window()
     assert "shell" in runtime.switched_off()
     dialog = open_dialog(qtbot, window)
@@ -66,7 +38,7 @@ def test_switching_the_shell_on_and_off_is_saved_and_used(qtbot, app_window, tmp
     assert row.state.text() == "Switched off"
     row.switch.click()
     assert row.state.text() == "Offered to Claude"
-    close_with_ok(qtbot, dialog)
+    press_ok(qtbot, dialog)
     assert saved()["enabled_tools"] == ["shell"] and "shell" not in saved()["disabled_tools"]
     assert runtime.settings.enabled_tools == {"shell"} and "shell" not in runtime.switched_off()
 
@@ -74,6 +46,6 @@ def test_switching_the_shell_on_and_off_is_saved_and_used(qtbot, app_window, tmp
     row = dialog.tools_page.rows["shell"]
     assert row.switch.isChecked()
     row.switch.click()
-    close_with_ok(qtbot, dialog)
+    press_ok(qtbot, dialog)
     assert saved()["enabled_tools"] == [] and "shell" not in saved()["disabled_tools"]
     assert "shell" in runtime.switched_off()
