@@ -8,6 +8,7 @@ import asyncio
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message
@@ -23,6 +24,39 @@ WRITTEN_LATER = (*ev.DELTA_EVENTS, ev.TextEnd, ev.ThinkingEnd)
 (a long reply is not written once more per block that ends, just before the write that finishes it)."""
 
 
+class WriteThrottle:
+    """Writes what deltas changed at most every WRITE_INTERVAL: `flush` at once when the last write is that old, else
+    by a timer on the running event loop, so a stalled stream's tail is on disk without waiting for the next event.
+    The owner's flush calls `cancel` first and `wrote` after a write."""
+
+    def __init__(self, flush: Callable[[], None]) -> None:
+        self._flush = flush
+        self._last_write = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def delta(self) -> None:
+        if self._timer is not None:  # a write is already due: the delta goes with it
+            return
+        due = self._last_write + WRITE_INTERVAL - time.monotonic()
+        if due <= 0:
+            self._flush()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a synchronous caller): write now rather than never
+            self._flush()
+            return
+        self._timer = loop.call_later(due, self._flush)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def wrote(self) -> None:
+        self._last_write = time.monotonic()
+
+
 class StoreRecorder:
     """Deltas (WRITTEN_LATER) are written at most every WRITE_INTERVAL (a timer on the running event loop
     writes the last ones when the stream goes quiet); any other event is written at once."""
@@ -32,8 +66,7 @@ class StoreRecorder:
         self.conversation = conversation
         self._dirty: dict[str, Message] = {}
         self._positions: dict[str, int] = {}
-        self._last_write = 0.0
-        self._timer: asyncio.TimerHandle | None = None
+        self.throttle = WriteThrottle(self.flush)
 
     def record(self, event: ev.Event) -> None:
         if self.store is None:
@@ -53,28 +86,20 @@ class StoreRecorder:
         message = self._find(event.message_id)
         if message is not None:
             self._dirty[message.id] = message
-        if not isinstance(event, WRITTEN_LATER):
+        if isinstance(event, WRITTEN_LATER):
+            self.throttle.delta()
+        else:
             self.flush()
-            return
-        if self._timer is not None:  # a write is already due: the delta goes with it
-            return
-        due = self._last_write + WRITE_INTERVAL - time.monotonic()
-        if due <= 0:
-            self.flush()
-        elif self._timer is None:
-            self._flush_later(due)
 
     def flush(self) -> None:
         """Write every message changed since the last write, now."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self.throttle.cancel()
         if self.store is None or not self._dirty:
             return
         for message in self._dirty.values():
             self.store.save_message(self.conversation.id, self._seq(message), message, background=True)
         self._dirty.clear()
-        self._last_write = time.monotonic()
+        self.throttle.wrote()
 
     def _save_compaction(self, compaction_id: str, made: Compaction | None = None) -> None:
         """Write the compaction `compaction_id` as the conversation holds it now (`made`: one just made, at the end when
@@ -90,14 +115,6 @@ class StoreRecorder:
             self.store.save_compaction(self.conversation.id, len(compactions) if seq is None else seq, compaction)
         except (StorageUnavailableError, sqlite3.Error) as exc:
             log.warning("the compaction %s could not be stored: %s", compaction_id, exc)
-
-    def _flush_later(self, delay: float) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a synchronous caller): write now rather than never
-            self.flush()
-            return
-        self._timer = loop.call_later(delay, self.flush)
 
     def _find(self, message_id: str) -> Message | None:
         if message_id in self._dirty:

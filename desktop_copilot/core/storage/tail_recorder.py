@@ -4,15 +4,13 @@ loses none of it; its finished text is made searchable."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
-import time
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.models import Message, new_id, now
 from desktop_copilot.core.storage.health import StorageUnavailableError
-from desktop_copilot.core.storage.recorder import WRITE_INTERVAL, WRITTEN_LATER
+from desktop_copilot.core.storage.recorder import WRITTEN_LATER, WriteThrottle
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
 
@@ -29,8 +27,7 @@ class TailRecorder:
         self.messages = messages
         self.tail_id = new_id("tail")
         self.created_at = now()
-        self._last_write = 0.0
-        self._timer: asyncio.TimerHandle | None = None
+        self.throttle = WriteThrottle(self.flush)
 
     def tail(self) -> ArchivedTail:
         return ArchivedTail(self.tail_id, self.anchor, self.created_at, list(self.messages[self.anchor:]))
@@ -38,20 +35,14 @@ class TailRecorder:
     def record(self, event: ev.Event) -> None:
         if self.store is None:
             return
-        if not isinstance(event, WRITTEN_LATER):
+        if isinstance(event, WRITTEN_LATER):
+            self.throttle.delta()
+        else:
             self.flush()
-        elif self._timer is None:
-            due = self._last_write + WRITE_INTERVAL - time.monotonic()
-            if due <= 0:
-                self.flush()
-            else:
-                self._timer = asyncio.get_running_loop().call_later(due, self.flush)
 
     def flush(self, *, finished: bool = False) -> None:
         """Write the answer as it stands now; `finished`: also index it for search."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self.throttle.cancel()
         if self.store is None or len(self.messages) <= self.anchor:
             return
         archive, tail = TailArchive(self.store), self.tail()
@@ -60,6 +51,6 @@ class TailRecorder:
         except (StorageUnavailableError, sqlite3.Error) as exc:  # the banner says the disk refuses; kept in memory
             log.warning("an answer written beside the reply could not be stored yet: %s", exc)
             return
-        self._last_write = time.monotonic()
+        self.throttle.wrote()
         if finished:
             archive.index(tail, self.conversation_id)
