@@ -22,11 +22,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(DEBUG_FLAG, action="store_true", help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from desktop_copilot.app import ask, history_cli, keys_cli, mcp_cli, models_cli, permissions_cli, tools_cli, undo_cli
+    from desktop_copilot.app import ask, history_cli, keys_cli, knowledge_cli, mcp_cli, models_cli, permissions_cli, tools_cli, undo_cli
 
     ask.add_parser(commands)
     history_cli.add_parser(commands)
     keys_cli.add_parser(commands)
+    knowledge_cli.add_parser(commands)
     mcp_cli.add_parser(commands)
     models_cli.add_parser(commands)
     permissions_cli.add_parser(commands)

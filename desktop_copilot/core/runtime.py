@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     import httpx
 
     from desktop_copilot.core.keys.keyring_store import KeyringKeys
+    from desktop_copilot.core.knowledge.access import KnowledgeAccess
+    from desktop_copilot.core.knowledge.embedding_pass import EmbeddingNearest
+    from desktop_copilot.core.knowledge.embeddings import Embedder
+    from desktop_copilot.core.knowledge.library import KnowledgeLibrary
+    from desktop_copilot.core.knowledge.search import NearestPassages
     from desktop_copilot.core.mcp.config_file import McpConfigFile
     from desktop_copilot.core.mcp.manager import McpManager
     from desktop_copilot.core.config.settings import Settings, SettingsFile
@@ -95,6 +100,9 @@ class ToolsHttpClient:
             self._client = None
 
 
+KNOWLEDGE_RECHECK_S = 2.0
+
+
 class Runtime:
     def __init__(
         self,
@@ -122,6 +130,9 @@ class Runtime:
         """The MCP servers (set by bootstrap.start_mcp; their tools join the registry while they are ready)."""
         self._plugin_hooks: list[ToolHook] | None = None
         self._http: ToolsHttpClient | None = None
+        self._knowledge: KnowledgeLibrary | None = None
+        self._knowledge_seen: tuple[float, bool] = (-1e9, False)
+        self._nearest: EmbeddingNearest | None = None
         self._providers: dict[str, tuple[tuple, Provider]] = {}
         """Provider id -> (what it was built for: key and URL, the provider), rebuilt when either changes."""
         self._retired_providers: list[Provider] = []
@@ -232,9 +243,14 @@ class Runtime:
         key = found.get(spec.key_name) if spec.key_name else None
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))
-        tools = self.registry.enabled_for(KeyLookup([found]), switched_off, workspace=self.workspace())  # a dict is a KeySource
+        knowledge = self.has_knowledge()
+        tools = self.registry.enabled_for(KeyLookup([found]), switched_off, workspace=self.workspace(),  # a dict is a KeySource
+                                          knowledge=knowledge)
         provider = self._provider_with(spec, key.secret if key else None)
-        return RunResources(provider, tools, self._tool_context(tools, found), spec.id)
+        context = self._tool_context(tools, found)
+        if any(tool.needs_knowledge for tool in tools):
+            context.knowledge = await self.knowledge_access()
+        return RunResources(provider, tools, context, spec.id)
 
     def switched_off(self) -> set[str]:
         """The tools not offered: those switched off in Settings (`switched_off_tools`), and those off until switched
@@ -263,9 +279,13 @@ class Runtime:
         self._providers[spec.id] = (wanted, provider)
         return provider
 
-    def _tool_context(self, tools: list[Tool], found: dict[str, FoundKey]) -> ToolContext:
+    def _tools_http(self) -> ToolsHttpClient:
         if self._http is None:
             self._http = ToolsHttpClient()
+        return self._http
+
+    def _tool_context(self, tools: list[Tool], found: dict[str, FoundKey]) -> ToolContext:
+        self._tools_http()
         needed = {name for tool in tools for name in tool.required_keys}
         keys = {name: found[name].secret for name in needed if name in found}
         endpoints = {"tavily": self.config.tavily_base_url} if self.config.tavily_base_url else {}
@@ -279,6 +299,90 @@ class Runtime:
             return None
         path = Path(folder).expanduser()
         return path if path.is_dir() else None
+
+    def knowledge_library(self) -> KnowledgeLibrary:
+        """The knowledge database (opened, and made if need be, at first use)."""
+        if self._knowledge is None:
+            from desktop_copilot.core.knowledge.library import KnowledgeLibrary
+
+            self._knowledge = KnowledgeLibrary.in_folder(self.paths.data_dir)
+        return self._knowledge
+
+    def has_knowledge(self, *, fresh: bool = False) -> bool:
+        """Whether a knowledge source is switched on (search_knowledge is offered then). Read at most every few
+        seconds, and never makes the database: no file, no source."""
+        import time
+
+        checked, answer = self._knowledge_seen
+        if not fresh and time.monotonic() - checked < KNOWLEDGE_RECHECK_S:
+            return answer
+        from desktop_copilot.core.knowledge.library import FILE_NAME
+
+        answer = (self.paths.data_dir / FILE_NAME).exists() and self.knowledge_library().has_enabled_sources()
+        self._knowledge_seen = (time.monotonic(), answer)
+        return answer
+
+    async def knowledge_access(self, own_sources: frozenset[str] | None = None) -> KnowledgeAccess:
+        """What search_knowledge reaches in a run: the library, and the embedding side when a model is configured."""
+        from desktop_copilot.core.knowledge.access import KnowledgeAccess
+
+        return KnowledgeAccess(self.knowledge_library(), await self.knowledge_embeddings(), own_sources)
+
+    async def knowledge_embeddings(self) -> NearestPassages | None:
+        """The nearest-passage side of a knowledge search (None: no embedding model configured, or its key is not
+        set). Made again when Settings ▸ Knowledge changes the model or the key changes."""
+        embedder = await self._knowledge_embedder(self._tools_http())
+        if embedder is None:
+            return None
+        from desktop_copilot.core.knowledge.embedding_pass import EmbeddingNearest, vectors_folder
+
+        held = self._nearest
+        if held is None or held.embedder.model != embedder.model or held.embedder._key != embedder._key:
+            if held is not None:
+                held.close()
+            self._nearest = held = EmbeddingNearest(embedder, vectors_folder(self.paths.data_dir))
+        return held
+
+    async def _knowledge_embedder(self, http) -> Embedder | None:
+        config = self.settings.knowledge_embedding if self.settings is not None else None
+        if config is None:
+            return None
+        from desktop_copilot.core.knowledge.embeddings import Embedder, EmbeddingModel
+
+        model = EmbeddingModel(config.wire, config.model, config.base_url, config.key_name)
+        key = None
+        if config.key_name:
+            found = await in_keyring_thread(_look_up, self.keys, [config.key_name])
+            if config.key_name not in found:
+                log.info("knowledge: no %s key, so searches use words only", config.key_name)
+                return None
+            key = found[config.key_name].secret
+        return Embedder(model, key, http)
+
+    def embed_knowledge(self, source: str = "") -> str:
+        """The embedding pass after indexing (run on the indexing thread; `source` is only for the log): what is not yet
+        embedded by the configured model is embedded and the matrix rebuilt. Returns what to tell the user ("" when no
+        model is configured); never raises."""
+        import asyncio
+
+        from desktop_copilot.core.knowledge.embedding_pass import embed_pending, vectors_folder
+
+        async def run() -> str:
+            import httpx
+
+            async with httpx.AsyncClient() as http:
+                embedder = await self._knowledge_embedder(http)
+                if embedder is None:
+                    return ""
+                report = await embed_pending(self.knowledge_library(), embedder, vectors_folder(self.paths.data_dir))
+                return (f"Embedded {report.embedded:,} passages with {embedder.model.model}"
+                        f" ({report.cached:,} already embedded)." if report.embedded else "")
+
+        try:
+            return asyncio.run(run())
+        except Exception as exc:  # EmbeddingError in words; anything else is logged
+            log.warning("knowledge: the embedding pass after %s failed: %s", source or "indexing", exc)
+            return f"Passages were not embedded: {exc}. Searches use words only until they are."
 
     def tool_hooks(self, approver: Approver | None, conversation_title: str = "") -> list[ToolHook]:
         """The hooks around every tool call, in order: plugins' (they may change arguments or block), the
@@ -300,6 +404,9 @@ class Runtime:
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+        if self._nearest is not None:
+            self._nearest.close()
+            self._nearest = None
 
     def stop_mcp(self) -> None:
         """Stops every MCP server (blocking, a few seconds at most); at exit."""

@@ -6,7 +6,7 @@ import json
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 
@@ -47,6 +47,26 @@ class CustomProvider(BaseModel):
     default_model: str = ""
     needs_key: bool = False
     headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+
+class KnowledgeEmbedding(BaseModel):
+    """The embedding model knowledge searches use beside BM25 (core/knowledge/embeddings.py): its wire, model and
+    endpoint; the key, if any, is the keyring's entry `key_name` (a provider's key: "openai", "gemini"; "" for none)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    wire: Literal["openai", "gemini", "ollama"]
+    model: str = Field(min_length=1, max_length=200)
+    base_url: str
+    key_name: str = ""
 
     @field_validator("base_url")
     @classmethod
@@ -124,6 +144,8 @@ class Settings(BaseModel):
     summariser_provider: str | None = None
     summariser_model: str | None = None
     """Who writes the summaries of compacted turns; None: the conversation's own provider and model."""
+    knowledge_embedding: KnowledgeEmbedding | None = None
+    """The embedding model of knowledge searches; None: BM25 alone (Settings ▸ Knowledge)."""
 
     def stream_deadlines(self, default: StreamDeadlines) -> StreamDeadlines:
         """`default` (a provider's deadlines) with what these settings change."""

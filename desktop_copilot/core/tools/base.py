@@ -17,6 +17,7 @@ from desktop_copilot.core.tools.risk import Risk
 if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up
     import httpx
 
+    from desktop_copilot.core.knowledge.access import KnowledgeAccess
     from desktop_copilot.core.storage.file_snapshots import SnapshotRecorder
 
 
@@ -74,6 +75,8 @@ class ToolContext:
     tool_call_id: str = ""
     snapshots: SnapshotRecorder | None = None
     """Where the file tools keep a file's state before changing it, so the reply can be undone (None: not kept)."""
+    knowledge: KnowledgeAccess | None = None
+    """The knowledge sources `search_knowledge` may search (None: no source is switched on, so it is not offered)."""
     report_output: Callable[[str], None] = ignore_output
     """Shows `text` (more output of the running call) on its card; the executor binds it to each call while the call
     runs (core/agent/execution.py), so a tool may call it freely, on the event loop's thread. What the model gets is
@@ -101,6 +104,8 @@ class Tool(ABC):
     required_keys: tuple[str, ...] = ()
     timeout: float = 30.0
     needs_workspace: bool = False
+    needs_knowledge: bool = False
+    """Offered only while a knowledge source is switched on (search_knowledge)."""
     enabled_by_default: bool = True
     """False: not offered until the user switches it on in Settings ▸ Tools (`Settings.enabled_tools`; the shell)."""
     grantable: bool = True
@@ -182,14 +187,20 @@ class ToolRegistry:
         return list(tools.values())
 
     def enabled_for(self, keys: KeyLookup, switched_off: set[str] | frozenset[str] = frozenset(),
-                    *, workspace: Path | None = None) -> list[Tool]:
+                    *, workspace: Path | None = None, knowledge: bool = False) -> list[Tool]:
         return [
             tool
             for tool in self.all()
             if tool.name not in switched_off
             and all(keys.has(k) for k in tool.required_keys)
-            and (workspace is not None or not tool.needs_workspace)
+            and can_run_here(tool, workspace=workspace, knowledge=knowledge)
         ]
+
+
+def can_run_here(tool: Tool, *, workspace: Path | None, knowledge: bool) -> bool:
+    """Whether what `tool` works on is there: a workspace folder for the file tools and the shell, a switched-on
+    knowledge source for search_knowledge."""
+    return (workspace is not None or not tool.needs_workspace) and (knowledge or not tool.needs_knowledge)
 
 
 def not_switched_on(tools: Iterable[Tool], enabled: Collection[str]) -> set[str]:

@@ -1,9 +1,11 @@
 """The tools that ship with the app: web search (with a Tavily key), web fetch, the workspace file tools (with a
-folder chosen in Settings), and the shell (with a folder too, off until switched on in Settings, asking every time)."""
+folder chosen in Settings), the shell (with a folder too, off until switched on in Settings, asking every time), and the knowledge search (while a
+knowledge source is switched on)."""
 
 from __future__ import annotations
 
 from desktop_copilot.core.tools.base import ToolRegistry
+from desktop_copilot.core.tools.knowledge import SearchKnowledge
 from desktop_copilot.core.tools.shell import Shell
 from desktop_copilot.core.tools.tavily import TavilySearch
 from desktop_copilot.core.tools.web_fetch import WebFetch
@@ -11,4 +13,5 @@ from desktop_copilot.core.tools.workspace import EditFile, ListFiles, ReadFile, 
 
 
 def builtin_registry() -> ToolRegistry:
-    return ToolRegistry([TavilySearch(), WebFetch(), ListFiles(), ReadFile(), SearchFiles(), WriteFile(), EditFile(), Shell()])
+    return ToolRegistry([TavilySearch(), WebFetch(), ListFiles(), ReadFile(), SearchFiles(), WriteFile(), EditFile(), Shell(),
+                         SearchKnowledge()])

@@ -37,6 +37,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         """The model whose expand/collapse state clicks change; when it shows another conversation, the rows laid out
         for the one before are let go (a reply's "waiting" row holds its message)."""
         self.model = model
+        self.env.reply_of = model.reply_of
         model.modelReset.connect(self._layouts.clear)
 
     # --- geometry --------------------------------------------------------------------

@@ -377,6 +377,24 @@ class TranscriptModel(QAbstractListModel):
         """The id of the message at `position` in the conversation, or None past its end."""
         return self._order[position] if 0 <= position < len(self._order) else None
 
+    def reply_of(self, message_id: str) -> list[Message]:
+        """The messages of the reply `message_id` belongs to, in order: the assistant messages between two of the
+        user's (one per round of tool calls). [] for a message not shown. Reads only those messages."""
+        position = self._position.get(message_id)
+        if position is None:
+            return []
+        first, last = position, position
+
+        def is_reply(at: int) -> bool:
+            message = self.source.get(self._order[at])
+            return message is not None and message.role is not Role.USER
+
+        while first > 0 and is_reply(first - 1):
+            first -= 1
+        while last + 1 < len(self._order) and is_reply(last + 1):
+            last += 1
+        return [m for m in self.source.load(self._order[first:last + 1]) if m.role is not Role.USER]
+
     def messages(self) -> list[Message]:
         """Every message, in order (loads any that are not in memory: for tests and tools, not for painting)."""
         self.source.load(self._order)

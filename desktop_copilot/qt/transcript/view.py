@@ -18,6 +18,7 @@ from desktop_copilot.qt.transcript.parts.approval import ask_denial_reason, ask_
 from desktop_copilot.qt.transcript.parts.base import Hotspot, Part
 from desktop_copilot.qt.transcript.parts.code_blocks import COPIED_MS, COPY_ACTION, code_of
 from desktop_copilot.qt.transcript.parts.compaction import OPEN_ORIGIN, TOGGLE, UNDO
+from desktop_copilot.qt.transcript.parts.markdown import KNOWLEDGE_SCHEME
 from desktop_copilot.qt.transcript.selection import PointFinder, TextPoint, TextSelection
 from desktop_copilot.qt.transcript.row_view import RowView
 from desktop_copilot.qt.transcript.delegate import TranscriptDelegate
@@ -40,6 +41,8 @@ class TranscriptView(RowView):
     """"Undo compaction" was chosen on a marker (its compaction's id): the controller undoes it."""
     sig_open_conversation = Signal(str)
     """The link to the conversation a summary chat was started from was clicked (its id)."""
+    sig_open_passage = Signal(str, int)
+    """A knowledge passage under a reply was clicked: (the reply's id, the passage's number). The window shows it."""
 
     def __init__(self, model: TranscriptModel, delegate: TranscriptDelegate | None = None, parent=None,
                  link_opener: LinkOpener | None = None) -> None:
@@ -59,7 +62,7 @@ class TranscriptView(RowView):
         self._tick.timeout.connect(self.viewport().update)
         self.link_opener = link_opener or LinkOpener(self, open_url=lambda url: QDesktopServices.openUrl(url))
         """Checks and opens clicked links; replace it (or its open_url / confirm) to open nothing in tests."""
-        self.delegate.sig_link_clicked.connect(lambda href, text: self.link_opener.activate(href, text))
+        self.delegate.sig_link_clicked.connect(self._on_link_clicked)
         self.delegate.sig_hotspot_clicked.connect(self._on_hotspot_clicked)
         self.ask_denial_reason: Callable[[QWidget, str], str | None] = ask_denial_reason
         """Asks why a call is denied (a modal box); returns None when the user cancels."""
@@ -84,6 +87,16 @@ class TranscriptView(RowView):
         self._copied_timer = QTimer(self, singleShot=True, interval=COPIED_MS)
         self._copied_timer.timeout.connect(self._end_copied)
         model.modelReset.connect(self.clear_selection)
+
+    def _on_link_clicked(self, href: str, text: str) -> None:
+        """A cited knowledge passage opens in the app's viewer; any other link goes through the link opener's checks."""
+        prefix = KNOWLEDGE_SCHEME + ":"
+        if href.startswith(prefix):
+            message_id, _, number = href[len(prefix):].rpartition("/")
+            if number.isdigit():
+                self.sig_open_passage.emit(message_id, int(number))
+            return
+        self.link_opener.activate(href, text)
 
     # --- scrolling -------------------------------------------------------------------
 
@@ -387,6 +400,8 @@ class TranscriptView(RowView):
         """The tooltip for the link under `pos` (viewport coordinates): its full target, or "" off links."""
         index = self.indexAt(pos)
         hit = self.delegate.link_hit(index, self.visualRect(index), pos) if index.isValid() else None
+        if hit and hit.href.startswith(KNOWLEDGE_SCHEME + ":"):
+            return self.tr("Show this passage")
         return tooltip_html(hit.href) if hit else ""
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt name

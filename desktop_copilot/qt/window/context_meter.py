@@ -93,14 +93,16 @@ def read_context(controller: ChatController, *, with_tools: bool) -> MeterContex
 
 def offered_tools(controller: ChatController) -> tuple[Any, ...]:
     """The tools the next request offers as far as can be told without reading the keyring: those switched on (or the
-    conversation's assistant's), the workspace tools only with a workspace."""
+    conversation's assistant's), the workspace tools only with a workspace, the knowledge search with a source."""
+    from desktop_copilot.core.tools.base import can_run_here
+
     session = controller.session
     runtime = session.runtime
     offered = session.offered_tools()
-    workspace = runtime.workspace()
+    workspace, knowledge = runtime.workspace(), runtime.has_knowledge()
     return tuple(tool for tool in runtime.registry.all()
                  if (tool.name in offered if offered is not None else tool.name not in runtime.switched_off())
-                 and (workspace is not None or not tool.needs_workspace))
+                 and can_run_here(tool, workspace=workspace, knowledge=knowledge))
 
 
 class MeterBar(QWidget):

@@ -46,13 +46,15 @@ class ConversationTools(QObject):
         return self.window.controller.session.conversation
 
     def available(self) -> list:
-        """The tools a run can offer: switched on in Settings, with the workspace folder they need and their keys (as
+        """The tools a run can offer: switched on in Settings, with the workspace folder or knowledge source they need and their keys (as
         far as the model picker has learned which keys are there); built-ins first, then each MCP server's."""
+        from desktop_copilot.core.tools.base import can_run_here
+
         runtime = self.window.controller.session.runtime
-        off, workspace = runtime.switched_off(), runtime.workspace()
+        off, workspace, knowledge = runtime.switched_off(), runtime.workspace(), runtime.has_knowledge()
         has_key = self.window.model_picker.has_key
         tools = [tool for tool in runtime.registry.all() if tool.name not in off
-                 and (workspace is not None or not tool.needs_workspace)
+                 and can_run_here(tool, workspace=workspace, knowledge=knowledge)
                  and all(has_key.get(key, True) for key in tool.required_keys)]
         return sorted(tools, key=lambda tool: (tool.source.kind != "builtin", tool.source.label.lower()))
 

@@ -145,6 +145,9 @@ class PaintEnv:
     cards: CardState = field(default_factory=CardState)
     selection: SelectionLook | None = None
     """The text selection the view keeps, painted by the parts whose text can be selected."""
+    reply_of: Callable[[str], list[Message]] | None = None
+    """A message id -> the messages of its reply, in order (the delegate binds the model's `reply_of`): the knowledge
+    passages under a reply come from all of them."""
 
     def highlight(self, part: Part):
         """(start, end, format) of the part's selected text for draw_documents, or None."""

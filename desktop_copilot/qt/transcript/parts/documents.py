@@ -103,8 +103,13 @@ def set_markdown(document: InertDocument, text: str, theme: Theme) -> None:
 
 def sources_document(sources: list[Source], width: int, theme: Theme) -> QTextDocument:
     """The numbered sources cited by a text block, rendered once when the text is finished."""
+    return sources_html_document(render_sources(sources), width, theme)
+
+
+def sources_html_document(html: str, width: int, theme: Theme) -> QTextDocument:
+    """A list of sources (the wire's citations, or the knowledge passages a reply cites) under a text block."""
     document = new_document(theme, theme.font("body"), width)
-    document.setHtml(render_sources(sources))
+    document.setHtml(html)
     frame = document.rootFrame().frameFormat()
     frame.setTopMargin(SOURCES_GAP)  # a block's own top margin is not applied at the top of a document
     document.rootFrame().setFrameFormat(frame)

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # markdown-it and Pygments are imported when the first Markdo
     from pygments.formatters import HtmlFormatter
     from PySide6.QtGui import QImage
 
+    from desktop_copilot.core.knowledge.citing import ReplySources
+
 CODE_HEADER = 30
 """Pixels above a code block's first line: the language label and the Copy button are painted there (parts/code_blocks.py)."""
 _TH = re.compile(r"<th(\s|>)")
@@ -284,6 +286,28 @@ def render_sources(sources: list[Source]) -> str:
         lines.append(f"[{source.number}] {entry}")
     title = html.escape(QCoreApplication.translate("Markdown", "Sources"))
     return f'<p class="sources"><span class="sources-title">{title}</span><br>' + "<br>".join(lines) + "</p>"
+
+
+KNOWLEDGE_SCHEME = "dc-knowledge"
+"""The href of a cited knowledge passage: dc-knowledge:<reply id>/<number>. Only written here (Markdown from a model
+never becomes such an anchor: `is_allowed` refuses the scheme); the view opens the passage viewer for it."""
+
+
+def knowledge_href(message_id: str, number: int) -> str:
+    return f"{KNOWLEDGE_SCHEME}:{message_id}/{number}"
+
+
+def render_knowledge_sources(message_id: str, sources: ReplySources) -> str:
+    """The knowledge passages under a reply: "[2] guide/install.md — lines 10–24 · notes", the path a link that opens
+    the passage in the viewer. Titled "Passages found" when the reply cites none of them by number."""
+    lines = []
+    for passage in sources.passages:
+        label = html.escape(passage.path or passage.source)
+        where = " · ".join(html.escape(p) for p in (passage.location, passage.source) if p)
+        lines.append(f'[{passage.number}] <a href="{html.escape(knowledge_href(message_id, passage.number))}">{label}</a>'
+                     + (f" — {where}" if where else ""))
+    title = QCoreApplication.translate("Markdown", "Sources") if sources.cited else QCoreApplication.translate("Markdown", "Passages found")
+    return f'<p class="sources"><span class="sources-title">{html.escape(title)}</span><br>' + "<br>".join(lines) + "</p>"
 
 
 def document_css(theme: Theme = DEFAULT_THEME) -> str:

@@ -17,7 +17,9 @@ from desktop_copilot.qt.transcript.parts.documents import (
     markdown_document,
     plain_document,
     sources_document,
+    sources_html_document,
 )
+from desktop_copilot.qt.transcript.parts.markdown import render_knowledge_sources
 from desktop_copilot.qt.common.paint_helpers import draw_wrapped, fill_rounded, wrapped_height
 from desktop_copilot.qt.transcript.parts import attachments, code_blocks
 from desktop_copilot.qt.transcript.parts.base import PaintEnv, Part, PartPainter
@@ -99,8 +101,28 @@ class MarkdownText(PartPainter):
                 key = ("sources", part.message.id, part.index, len(citations))
                 build_sources = lambda: sources_document(cited_sources(citations), width, env.theme)  # noqa: E731
                 part.documents.append(env.cached(key, width, build_sources, 80 * len(citations)))
+            if segment.end == len(part.block.text) and part.message.status.finished:
+                self._add_knowledge_sources(part, env, width)
         code_blocks.lay_out(part, env, QPoint(0, 0))
         return documents_height(part.documents)
+
+    @staticmethod
+    def _add_knowledge_sources(part: Part, env: PaintEnv, width: int) -> None:
+        """The knowledge passages the reply cites, under its last text block once it has ended."""
+        from desktop_copilot.core.knowledge.citing import last_text, reply_sources, searched
+
+        message = part.message
+        reply = env.reply_of(message.id) if env.reply_of is not None else [message]
+        if not reply or not searched(reply) or not all(m.status.finished for m in reply):
+            return
+        if last_text(reply) != (message.id, part.index):
+            return
+        sources = reply_sources(reply)
+        if sources is None:
+            return
+        key = ("knowledge", message.id, part.index, tuple(p.number for p in sources.passages), sources.cited)
+        build = lambda: sources_html_document(render_knowledge_sources(message.id, sources), width, env.theme)  # noqa: E731
+        part.documents.append(env.cached(key, width, build, 120 * len(sources.passages)))
 
     def text_origin(self, part: Part, rect: QRect, env: PaintEnv) -> QPoint | None:
         return rect.topLeft()

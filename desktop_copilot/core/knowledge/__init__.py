@@ -1,0 +1,1 @@
+"""Knowledge sources: the user's folders and files indexed for search, and the search_knowledge tool."""

@@ -1,0 +1,142 @@
+"""Indexing one source incrementally: walk it, cut the new and changed files into passages, drop the files gone, and
+record every file left out with its reason. One bad file never stops the rest."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from desktop_copilot.core.knowledge.library import FileRow, KnowledgeLibrary, SourceRow
+from desktop_copilot.core.knowledge.walk import Seen, walk_source
+
+log = logging.getLogger(__name__)
+
+SNIFF_BYTES = 8192
+COMMIT_EVERY_S = 0.25
+FLUSH_FILES = 200
+"""What was read is written at least this often (seconds, files), in one short transaction, so progress shows and a
+search in another thread is never kept waiting long."""
+
+
+@dataclass(slots=True)
+class Progress:
+    """Where indexing a source is: `done` of `total` files to read (unchanged ones are not counted)."""
+
+    source: str
+    done: int = 0
+    total: int = 0
+    path: str = ""
+    """The file being read now."""
+    finished: bool = False
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    """(path, reason) of the files left out by this run."""
+    stopped: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def passage_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _unchanged(seen: Seen, known: FileRow | None) -> bool:
+    return known is not None and known.size == seen.size and known.mtime_ns == seen.mtime_ns
+
+
+def _read(source: SourceRow, seen: Seen) -> tuple[str, str, str, list[tuple]]:
+    """(kind, status, reason, passages) for one file; never raises."""
+    from desktop_copilot.core.knowledge import extract
+
+    if seen.skip_reason:
+        return "", "skipped", seen.skip_reason, []
+    if seen.size > source.max_file_mb * 1024 * 1024:
+        return "", "skipped", f"larger than the {source.max_file_mb} MB size cap ({seen.size / 1024 / 1024:.0f} MB)", []
+    file = source.root if source.is_file else source.root / seen.path
+    kind = extract.kind_of(file)
+    try:
+        if kind is None or kind in ("text", "markdown", "code"):
+            with open(file, "rb") as handle:
+                sample = handle.read(SNIFF_BYTES)
+            if extract.looks_binary(sample):
+                return kind or "", "skipped", "binary file", []
+            kind = kind or "text"
+        passages = extract.extract_passages(file, kind)
+    except extract.UnreadableFile as exc:
+        return kind or "", "failed", str(exc), []
+    except OSError as exc:
+        return kind or "", "failed", f"could not be read: {exc.strerror or exc}", []
+    except Exception as exc:  # a parser's own bug or a file it chokes on: that file fails, indexing goes on
+        log.warning("knowledge: %s could not be cut into passages", file, exc_info=True)
+        return kind or "", "failed", f"could not be read ({type(exc).__name__})", []
+    rows = [(p.start_line, p.end_line, p.page, p.heading, p.text, passage_hash(p.text)) for p in passages if p.text.strip()]
+    return kind, "indexed", "", rows
+
+
+def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = False,
+                 on_progress: ProgressCallback | None = None, should_stop: Callable[[], bool] = lambda: False) -> Progress:
+    """Bring the index of `source` up to date with its files (every file again with `full`)."""
+    progress = Progress(source.name)
+    report = on_progress or (lambda p: None)
+    known = library.files(source.id)
+    try:
+        seen = {s.path: s for s in walk_source(source.root)}
+    except OSError as exc:
+        progress.problems.append(("", f"the source cannot be read: {exc.strerror or exc}"))
+        progress.finished = True
+        report(progress)
+        return progress
+    to_read = [s for s in seen.values() if full or not _unchanged(s, known.get(s.path))]
+    gone = [path for path in known if path not in seen]
+    progress.total, progress.unchanged = len(to_read), len(seen) - len(to_read)
+    report(progress)
+
+    with library.transaction() as db:
+        for path in gone:
+            library.forget_file(db, source.id, path)
+            progress.removed += 1
+    pending: list[tuple[Seen, tuple[str, str, str, list[tuple]]]] = []
+    flushed = time.monotonic()
+
+    def flush() -> None:
+        with library.transaction() as db:
+            for item, (kind, status, reason, rows) in pending:
+                library.write_file(db, source.id, item.path, kind=kind, size=item.size, mtime_ns=item.mtime_ns,
+                                   status=status, reason=reason, passages=rows)
+        pending.clear()
+        report(progress)
+
+    for item in to_read:
+        if should_stop():
+            progress.stopped = True
+            break
+        progress.path = item.path
+        read = _read(source, item)  # the slow part holds no lock
+        pending.append((item, read))
+        if read[1] != "indexed":
+            progress.problems.append((item.path, read[2]))
+        if item.path in known:
+            progress.updated += 1
+        else:
+            progress.added += 1
+        progress.done += 1
+        if time.monotonic() - flushed > COMMIT_EVERY_S or len(pending) >= FLUSH_FILES:
+            flush()
+            flushed = time.monotonic()
+    flush()
+    if not progress.stopped:
+        library.mark_indexed(source.id)
+    progress.finished, progress.path = True, ""
+    report(progress)
+    return progress
