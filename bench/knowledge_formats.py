@@ -24,7 +24,6 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -149,7 +148,7 @@ def make_chromium_pdf(path: Path, pages: int) -> dict | None:
     html.write_text("<html><head><meta charset='utf-8'><style>body{font-family:'Noto Sans CJK SC',sans-serif}</style></head><body>"
                     + "".join(body) + "</body></html>", encoding="utf-8")
     subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer", f"--print-to-pdf={path}",
-                    html.as_uri()], capture_output=True, timeout=120)
+                    html.as_uri()], capture_output=True, timeout=120, check=False)
     return expected if path.exists() else None
 
 
@@ -362,7 +361,7 @@ def child(library: str, path: str) -> None:
 
 def run(library: str, path: Path, timeout: float = 120) -> dict:
     try:
-        done = subprocess.run([sys.executable, __file__, "--child", library, str(path)], capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([sys.executable, __file__, "--child", library, str(path)], capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {timeout:.0f} s"}
     if done.returncode != 0:

@@ -14,7 +14,7 @@ no `enable_load_extension` (built without loadable extensions), so the case runs
     python -m venv /tmp/vecbench && /tmp/vecbench/bin/pip install numpy httpx sqlite-vec apsw
     /tmp/vecbench/bin/python bench/knowledge_vectors.py
 
-Not part of the test run. Figures and the choice: notes/knowledge_vectors.md (outside the repository)."""
+Not part of the test run."""
 
 from __future__ import annotations
 
@@ -312,14 +312,15 @@ def main() -> None:
                 results.append(row)
                 print(json.dumps(row), flush=True)
     print()
-    head = f"{'store':<12} {'dim':>4} {'build s':>8} {'MB':>7} {'first ms':>9} {'p50':>8} {'p95':>8} {'10% p50':>8} {'10% p95':>8} {'RSS+ MB':>8} {'anon+':>6} {'file+':>6} recall"
-    print(head)
+    print(f"{'store':<12} {'dim':>4} {'build s':>8} {'MB':>7} {'first ms':>9} {'p50':>8} {'p95':>8} {'10% p50':>8} {'10% p95':>8} "
+          f"{'RSS+ MB':>8} {'anon+':>6} {'file+':>6} recall")
     for r in results:
         if "error" in r:
             print(f"{r['method']:<12} {r['dim']:>4}  not measured: {r['error']}")
             continue
-        print(f"{r['method']:<12} {r['dim']:>4} {r['build_s']:>8} {r['size_mb']:>7} {r['first_ms']:>9} {r['all_p50_ms']:>8} {r['all_p95_ms']:>8} "
-              f"{r['subset10_p50_ms']:>8} {r['subset10_p95_ms']:>8} {r['rss_added_mb']:>8} {r['rss_anon_added_mb']:>6} {r['rss_file_added_mb']:>6} {r['recall_at_10']}")
+        print(f"{r['method']:<12} {r['dim']:>4} {r['build_s']:>8} {r['size_mb']:>7} {r['first_ms']:>9} {r['all_p50_ms']:>8} "
+              f"{r['all_p95_ms']:>8} {r['subset10_p50_ms']:>8} {r['subset10_p95_ms']:>8} {r['rss_added_mb']:>8} "
+              f"{r['rss_anon_added_mb']:>6} {r['rss_file_added_mb']:>6} {r['recall_at_10']}")
     embedding = asyncio.run(embedder_figures(passages=6400, questions=50))
     print("\nEmbedder against the loopback server (768 dims; the client's own cost, not a provider's):")
     for wire, f in embedding.items():

@@ -75,7 +75,23 @@ def _needs(tool, settings) -> list[str]:
     needs = [f"the {key} key" for key in tool.required_keys]
     if tool.needs_workspace and not settings.workspace_folder:
         needs.append("a workspace folder (`desktop-copilot tools workspace PATH`)")
+    if tool.needs_knowledge and not _has_knowledge():
+        needs.append("a knowledge source (`desktop-copilot knowledge add PATH`)")
     return needs
+
+
+def _has_knowledge() -> bool:
+    from desktop_copilot.core.config.paths import AppPaths
+    from desktop_copilot.core.knowledge.library import FILE_NAME, KnowledgeLibrary
+
+    data_dir = AppPaths.resolve().data_dir
+    if not (data_dir / FILE_NAME).exists():
+        return False
+    library = KnowledgeLibrary.in_folder(data_dir)
+    try:
+        return library.has_enabled_sources()
+    finally:
+        library.close()
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -123,6 +123,15 @@ class ChatSession:
         """The only tools this conversation offers (its assistant chose them); None: those switched on in Settings."""
         return None if self.conversation.tools is None else set(self.conversation.tools)
 
+    def knowledge_sources(self) -> frozenset[str] | None:
+        """The knowledge sources the conversation's assistant searches (None: every switched-on source)."""
+        if not self.conversation.assistant_id or not self.runtime.has_knowledge():
+            return None
+        from desktop_copilot.core.config.assistants import AssistantLibrary
+
+        assistant = AssistantLibrary.in_folder(self.runtime.paths.config_dir).get(self.conversation.assistant_id)
+        return assistant.knowledge if assistant is not None else None
+
     def options(self, provider_id: str, model: str | None = None) -> RunOptions:
         """How a request to `provider_id` is made: its `model` (None: the conversation's), limits, sampling and the
         model's profile."""
@@ -162,7 +171,7 @@ class ChatSession:
     async def _prepare(self) -> RunResources:
         """The run's provider and tools (keys read off this thread; fails before anything is appended), and the model
         a local server offers when the conversation names none (MissingModelError when it offers none)."""
-        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools())
+        run = await self.runtime.prepare_run(self.provider_id(), self.offered_tools(), self.knowledge_sources())
         if not self.model_for(run.provider_id):
             spec = self.runtime.spec(run.provider_id)
             model = await self.runtime.first_model(run.provider_id)

@@ -101,6 +101,8 @@ class ToolsHttpClient:
 
 
 KNOWLEDGE_RECHECK_S = 2.0
+GEMINI_DIMENSIONS = 768
+"""Gemini's recommended shorter embedding length (its own is 3,072)."""
 
 
 class Runtime:
@@ -228,12 +230,14 @@ class Runtime:
         models = await self.running_models(provider_id)
         return models[0] if models else None
 
-    async def prepare_run(self, provider_id: str | None = None, offered: set[str] | frozenset[str] | None = None) -> RunResources:
+    async def prepare_run(self, provider_id: str | None = None, offered: set[str] | frozenset[str] | None = None,
+                          knowledge_sources: frozenset[str] | None = None) -> RunResources:
         """The provider and the enabled tools for one run, with every key it needs read in one hop to the
         keyring thread (a locked keyring may prompt and block). Keys are read again for every run, so a key
         set or deleted elsewhere counts at the next send. MissingKeyError without the provider's key.
         `offered`: the names of the only tools to offer (a conversation's assistant chose them); None offers
-        those switched on in Settings."""
+        those switched on in Settings. `knowledge_sources`: the only knowledge sources search_knowledge searches (an
+        assistant's own); None: every switched-on source."""
         spec = self.spec(self.provider_id(provider_id))
         switched_off = (self.switched_off() if offered is None  # a conversation's own set, but never a tool still off
                         else {t.name for t in self.registry.all() if t.name not in offered} | self.not_switched_on())
@@ -249,7 +253,7 @@ class Runtime:
         provider = self._provider_with(spec, key.secret if key else None)
         context = self._tool_context(tools, found)
         if any(tool.needs_knowledge for tool in tools):
-            context.knowledge = await self.knowledge_access()
+            context.knowledge = await self.knowledge_access(knowledge_sources)
         return RunResources(provider, tools, context, spec.id)
 
     def switched_off(self) -> set[str]:
@@ -349,7 +353,8 @@ class Runtime:
             return None
         from desktop_copilot.core.knowledge.embeddings import Embedder, EmbeddingModel
 
-        model = EmbeddingModel(config.wire, config.model, config.base_url, config.key_name)
+        dimensions = GEMINI_DIMENSIONS if config.wire == "gemini" else None  # 3,072 by default: 1.2 GB per 100k passages
+        model = EmbeddingModel(config.wire, config.model, config.base_url, config.key_name, dimensions)
         key = None
         if config.key_name:
             found = await in_keyring_thread(_look_up, self.keys, [config.key_name])

@@ -86,7 +86,8 @@ class SideBySide:
         The keys of every provider are read and the attachments checked before anything is stored: MissingKeyError,
         AttachmentError, UnknownProviderError."""
         session, conversation = self.session, self.session.conversation
-        runs = [await session.runtime.prepare_run(column.choice.provider_id, session.offered_tools()) for column in self.columns]
+        runs = [await session.runtime.prepare_run(column.choice.provider_id, session.offered_tools(),
+                                                     session.knowledge_sources()) for column in self.columns]
         session.ensure_history()
         for column, run in zip(self.columns, runs):
             session.check_attachments(run.provider_id, attachments, column.choice.model)

@@ -104,9 +104,7 @@ def test_ask_answers_through_search_knowledge_and_the_history_keeps_the_passages
     text = tool_result["content"] if isinstance(tool_result["content"], str) else tool_result["content"][0]["text"]
     assert "[1] kitchen/bread.md · lines 1–3 · source “shelf”" in text and "230 degrees" in text
     shown = json.loads(run("history", "show", "--last", "--json").stdout)
-    reply = shown["messages"][-1]
-    print(json.dumps(shown)[:3000])
-    (call,) = [b for b in reply["blocks"] if b["type"] == "tool_call"]
+    (call,) = [b for m in shown["messages"] for b in m["blocks"] if b["type"] == "tool_call"]
     (part,) = [p for p in call["result_parts"] if p["type"] == "knowledge_passage"][:1]
     assert part["number"] == 1 and part["path"] == "kitchen/bread.md" and part["file"] == str(corpus / "kitchen" / "bread.md")
 

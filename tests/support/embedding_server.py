@@ -32,6 +32,9 @@ time (colliding words); with 256, none of 400 random pairs did."""
 DEFAULT_MODELS = {"openai": "text-embedding-3-small", "gemini": "gemini-embedding-001", "ollama": "nomic-embed-text"}
 GEMINI_MAX_BATCH = 100
 STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
+FAULT_WORDS = {429: "Rate limit reached. Slow down.", 500: "internal error", 503: "The model is overloaded."}
+GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
+                 500: "INTERNAL", 503: "UNAVAILABLE"}
 _WORD = re.compile(r"\w+", re.UNICODE)
 _GEMINI_PATH = re.compile(r"^/v1beta/models/([^/:]+):batchEmbedContents$")
 
@@ -266,9 +269,8 @@ class EmbeddingServer(OnLoopback):
         if fault is not None:
             headers = {"retry-after": fault.retry_after} if fault.retry_after is not None else {}
             details = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fault.retry_delay}] if fault.retry_delay else []
-            words_ = fault.message or {429: "Rate limit reached. Slow down.", 500: "internal error", 503: "The model is overloaded."}.get(fault.status, "scripted fault")
-            status_name = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 401: "UNAUTHENTICATED", 404: "NOT_FOUND"}.get(fault.status, "UNKNOWN")
-            return _error(wire, fault.status, words_, status_name, headers=headers, details=details)
+            said = fault.message or FAULT_WORDS.get(fault.status, "scripted fault")
+            return _error(wire, fault.status, said, GOOGLE_STATUS.get(fault.status, "UNKNOWN"), headers=headers, details=details)
         if self.models is not None and model not in self.models:
             return _error(wire, 404, {
                 "openai": f"The model `{model}` does not exist or you do not have access to it.",

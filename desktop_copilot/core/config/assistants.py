@@ -50,6 +50,8 @@ class Assistant(BaseModel):
     thinking_budget: int = Field(default=DEFAULT_THINKING_BUDGET, ge=MIN_THINKING_BUDGET, le=MAX_THINKING_BUDGET)
     tools: frozenset[str] | Literal["all"] = ALL_TOOLS
     """The names of the tools it offers, or "all": those switched on in Settings ▸ Tools."""
+    knowledge: frozenset[str] | None = None
+    """The knowledge sources its search_knowledge searches, by name (None: every switched-on source)."""
     temperature: Temperature = None
     top_p: TopP = None
     """Generation options (None: the model's default); a value out of range in assistants.json is dropped on load."""

@@ -1,5 +1,7 @@
-"""The request and reply shapes of the three embedding wires: OpenAI-compatible `/embeddings`, Gemini
-`batchEmbedContents`, Ollama `/api/embed` (checked against openai-python, google-genai and ollama-python)."""
+"""Request and reply shapes of the embedding wires: OpenAI-compatible `/embeddings`, Gemini `batchEmbedContents`, Ollama `/api/embed`.
+
+As openai-python (resources/embeddings.py), google-genai (models.py, the Gemini Developer API converters) and ollama-python
+(_client.py `embed`) send and read them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Embedding models: which one (wire, model, server), and the Embedder that sends texts to it in batches, a few requests
-at a time, waits out its rate limits, and says in words what went wrong."""
+"""Embedding models (wire, model, server) and the Embedder: batched, bounded, rate-limit-aware requests, errors in words."""
 
 from __future__ import annotations
 

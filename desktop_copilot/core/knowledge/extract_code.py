@@ -15,14 +15,14 @@ _KEYWORD = r"(?P<kw>def|class|function\*?|func|fun|fn|struct|impl|interface|trai
            r"extension|record|defmodule|defp|defmacro|sub|proc|macro_rules!)"
 _ALTERNATIVES = [
     _MODIFIERS + _KEYWORD + r"(?:<[^>]*>)?\s+(?:\([^)]*\)\s*)?(?P<n1>[A-Za-z_$][\w$.:]*)",  # def f, func (r T) F, impl<T> X
-    r"(?:export\s+)?(?:const|let|var)\s+(?P<n2>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?"  # const f = (a) => / function
-    r"(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)",
+    (r"(?:export\s+)?(?:const|let|var)\s+(?P<n2>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?"  # const f = (a) => / function
+     r"(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)"),
     r"(?P<n3>[A-Za-z_][\w.]*)\s*(?:<-|=)\s*function\b",  # R: f <- function(x)
-    r"(?i:create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?(?:table|view|function|procedure|unique\s+index|index|trigger|type|schema)"
-    r"\s+(?:if\s+not\s+exists\s+)?)(?P<n4>[\w.\"`\[\]]+)",  # SQL
+    (r"(?i:create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?(?:table|view|function|procedure|unique\s+index|index|trigger|type|schema)"
+     r"\s+(?:if\s+not\s+exists\s+)?)(?P<n4>[\w.\"`\[\]]+)"),  # SQL
     r"\[{1,2}(?P<n5>[^\[\]\n]+)\]{1,2}\s*$",  # TOML / INI sections
-    _NOT_NAMES + r"(?:(?:static|async|get|set|public|private|protected|readonly|override)\s+)*(?P<n6>[A-Za-z_$#][\w$-]*)"
-    r"\s*\([^)]*\)\s*(?::\s*[^{]+)?\{\s*$",  # JS/TS methods and shell functions: name(args) {
+    (_NOT_NAMES + r"(?:(?:static|async|get|set|public|private|protected|readonly|override)\s+)*(?P<n6>[A-Za-z_$#][\w$-]*)"
+     r"\s*\([^)]*\)\s*(?::\s*[^{]+)?\{\s*$"),  # JS/TS methods and shell functions: name(args) {
 ]
 _C_SIGNATURE = _NOT_NAMES + r"(?:[\w:<>\[\],*&~]+\s+)+[*&]*(?P<n7>[A-Za-z_~][\w:~]*)\s*\((?![^)]*\)\s*;)"
 _INDENT = r"^(?P<ind>[ \t]{0,4}+)(?:"
@@ -46,7 +46,7 @@ def code_blocks(texts: list[str], c_like: bool = False) -> list[Block]:
     """A block for each definition at the top level or in a class-like body (with the comments and decorators right
     above it), and for each stretch of top-level code after a blank line."""
     regex = _DEF_C if c_like else _DEF
-    starts: list[tuple[int, str]] = []
+    starts: list[tuple[int, str, bool]] = []
     container = ""
     prev_blank = True
     for k, line in enumerate(texts):
@@ -56,7 +56,7 @@ def code_blocks(texts: list[str], c_like: bool = False) -> list[Block]:
         indented = line[0] in " \t"
         if indented:
             if container and not line.startswith(_DEEP) and (match := regex.match(line)) is not None and match["ind"]:
-                starts.append((_attached_start(texts, k, starts), f"{container}.{_name(match)}"))
+                starts.append((_attached_start(texts, k, starts), f"{container}.{_name(match)}", False))
             prev_blank = False
             continue
         if line.startswith(_ATTACHED):
@@ -64,20 +64,20 @@ def code_blocks(texts: list[str], c_like: bool = False) -> list[Block]:
         if (match := regex.match(line)) is not None:
             name = _name(match)
             container = name if match["kw"] in _CONTAINERS else ""
-            starts.append((_attached_start(texts, k, starts), name))
+            starts.append((_attached_start(texts, k, starts), name, bool(container)))
         else:
             container = ""
             if prev_blank and not line.startswith(_CLOSERS):
-                starts.append((_attached_start(texts, k, starts), ""))
+                starts.append((_attached_start(texts, k, starts), "", False))
         prev_blank = False
     blocks = [Block(0, starts[0][0], CONTINUE)] if starts and starts[0][0] > 0 else []
-    for n, (start, heading) in enumerate(starts):
+    for n, (start, heading, container) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(texts)
-        blocks.append(Block(start, end, SOFT, heading))
+        blocks.append(Block(start, end, SOFT, heading, lead=container))  # a class's head goes with its first member
     return blocks or [Block(0, len(texts), CONTINUE)]
 
 
-def _attached_start(texts: list[str], k: int, starts: list[tuple[int, str]]) -> int:
+def _attached_start(texts: list[str], k: int, starts: list[tuple[int, str, bool]]) -> int:
     floor = starts[-1][0] + 1 if starts else 0
     start = k
     while start > floor and (above := texts[start - 1].lstrip()) and above.startswith(_ATTACHED):

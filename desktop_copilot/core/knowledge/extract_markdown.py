@@ -19,11 +19,11 @@ def markdown_blocks(texts: list[str]) -> list[Block]:
     headings = HeadingPath()
     start = -1
     fence = ""
-    k = 0
+    body = 0
     if texts and texts[0].rstrip() == "---":  # YAML front matter
-        k = next((n for n in range(1, len(texts)) if texts[n].rstrip() in ("---", "...")), len(texts) - 1) + 1
-        blocks.append(Block(0, k, CONTINUE))
-    for k in range(k, len(texts)):
+        body = next((n for n in range(1, len(texts)) if texts[n].rstrip() in ("---", "...")), len(texts) - 1) + 1
+        blocks.append(Block(0, body, CONTINUE))
+    for k in range(body, len(texts)):
         line = texts[k]
         if fence:
             if line.lstrip(" ").startswith(fence) and not line.strip().strip(fence[0]):

@@ -60,7 +60,10 @@ def _page_text(doc, index: int) -> str:
 
 def pdf_pages(path: Path) -> list[tuple[str, str]]:
     """(text, outline heading) of each page, in order. Raises UnreadableFile for an encrypted or damaged PDF."""
-    import pypdfium2 as pdfium
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:
+        raise UnreadableFile("PDF support is not installed (pypdfium2)") from None
 
     with _PDFIUM:
         doc = _open(pdfium, path)

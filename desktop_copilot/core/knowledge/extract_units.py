@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import NamedTuple
 
 CONTINUE, SOFT, HARD = 0, 1, 2
 """How strongly a block starts something new: CONTINUE merges freely with the passage before it, SOFT (a new
@@ -63,7 +64,7 @@ class Block:
     brk: int = CONTINUE
     heading: str = ""
     lead: bool = False
-    """A heading line: it goes with the block after it."""
+    """A heading (or a class's head): it goes with the block after it when that one continues it or sits under it."""
 
 
 class HeadingPath:
@@ -88,19 +89,22 @@ class HeadingPath:
 def split_long_line(line: str, max_chars: int) -> list[str]:
     """A line longer than max_chars in pieces at word boundaries (CJK: after punctuation; else a hard cut)."""
     pieces = []
-    while len(line) > max_chars:
-        window = line[:max_chars + 1]
-        cut = window.rfind(" ")
-        if cut < max_chars // 2:
-            cut = max(window.rfind(c, 0, max_chars) for c in _CJK_BREAKS) + 1
-            if cut < max_chars // 2:
-                cut = max_chars
-        piece = line[:cut].rstrip()
-        if piece:
+    start, end = 0, len(line)
+    half = max_chars // 2
+    while end - start > max_chars:
+        limit = start + max_chars
+        cut = line.rfind(" ", start + half, limit + 1)
+        if cut < 0:
+            cut = max(line.rfind(c, start + half, limit) for c in _CJK_BREAKS) + 1
+            if cut <= 0:
+                cut = limit
+        if piece := line[start:cut].strip():
             pieces.append(piece)
-        line = line[cut:].lstrip()
-    if line:
-        pieces.append(line)
+        start = cut
+        while start < end and line[start].isspace():
+            start += 1
+    if piece := line[start:end].strip():
+        pieces.append(piece)
     return pieces
 
 
@@ -116,12 +120,24 @@ def line_units(lines: list[str], max_chars: int) -> Units:
     return units
 
 
-def paragraph_units(paragraphs: list[tuple[str, int | None, int | None, int, str, bool]], max_chars: int) -> tuple[Units, list[Block]]:
-    """Units and blocks for a file read as paragraphs (HTML, DOCX, a PDF page): (text, first, last, brk, heading, lead)
-    each; paragraphs are separated by a blank unit."""
+class Paragraph(NamedTuple):
+    """A paragraph of a file read as paragraphs (HTML, DOCX): its text and the source lines (or paragraph numbers)."""
+
+    text: str
+    first: int | None
+    last: int | None
+    brk: int = CONTINUE
+    heading: str = ""
+    lead: bool = False
+    tight: bool = False
+    """Joined to the paragraph before it by a newline, not a blank line (list items, table rows)."""
+
+
+def paragraph_units(paragraphs: list[Paragraph], max_chars: int) -> tuple[Units, list[Block]]:
+    """Units and blocks for a file read as paragraphs; paragraphs are separated by a blank unit unless tight."""
     units, blocks = Units(), []
-    for text, first, last, brk, heading, lead in paragraphs:
-        if units.text:
+    for text, first, last, brk, heading, lead, tight in paragraphs:
+        if units.text and not tight:
             units.add("", None, None)
         start = len(units.text)
         for line in text.split("\n"):
@@ -156,14 +172,20 @@ def pack(units: Units, blocks: list[Block], max_chars: int, *, page: int | None 
 
 
 def _glue_leads(blocks: list[Block]) -> list[Block]:
+    """A heading joined to what follows it: its first paragraph, or a heading nested in it (and so on)."""
     glued: list[Block] = []
     for block in blocks:
         last = glued[-1] if glued else None
-        if last is not None and last.lead and block.brk == CONTINUE and not block.lead:
-            glued[-1] = Block(last.i, block.j, last.brk, last.heading)
+        if last is not None and last.lead and (block.brk == CONTINUE and not block.lead or _nested(block.heading, last.heading)):
+            glued[-1] = Block(last.i, block.j, last.brk, block.heading, block.lead)
         else:
             glued.append(block)
     return glued
+
+
+def _nested(heading: str, parent: str) -> bool:
+    """Whether a heading is under another: "Install › Linux" under "Install", "Parser.feed" under "Parser"."""
+    return heading.startswith(parent) and heading[len(parent):].startswith((HeadingPath.SEPARATOR, "."))
 
 
 def _fit(blocks: list[Block], texts: list[str], blank: list[bool], off: list[int], max_chars: int):
@@ -180,8 +202,10 @@ def _fit(blocks: list[Block], texts: list[str], blank: list[bool], off: list[int
             if off[j] - off[i] - 1 <= max_chars:
                 yield Block(i, j, brk, block.heading, block.lead)
                 break
-            cut = _cut(texts, blank, off, i, j, max_chars)
-            yield Block(i, cut, brk, block.heading)
+            cut = end = _cut(texts, blank, off, i, j, max_chars)
+            while blank[end - 1]:
+                end -= 1
+            yield Block(i, end, brk, block.heading)
             i, brk = cut, CONTINUE
 
 

@@ -1,7 +1,4 @@
-"""The vector store of one embedding model: unit-normalised float32 vectors in a memory-mapped .npy matrix beside an
-.ids.npy of passage ids, rebuilt whole under a new generation name and swapped in by one rename; exact cosine search
-(one matrix-vector product, NumPy) over all of it or over the passages of some sources (bench/knowledge_vectors.py,
-notes/knowledge_vectors.md)."""
+"""The vector store of one embedding model: a memory-mapped float32 .npy matrix beside its passage ids; exact cosine search."""
 
 from __future__ import annotations
 
@@ -39,7 +36,11 @@ class VectorMatrix:
 
     Files in `folder`: `<identity>.<generation>.npy` (rows × dim) and `<identity>.<generation>.ids.npy` (int64 passage
     ids, row by row). `build` writes a new generation and renames its matrix into place last, so `open` never sees half
-    of one; older generations are then removed (where a reader still maps one, as Windows forbids, at the next build)."""
+    of one; older generations are then removed (where a reader still maps one, as Windows forbids, at the next build).
+
+    Exact search, one matrix-vector product: at 100,000 × 768 about 11 ms p50, against 110 ms for sqlite-vec and 470 ms
+    for a BLOB scan (bench/knowledge_vectors.py). The mapped file counts as (file-backed, reclaimable) RSS once
+    searched: rows × dim × 4 bytes."""
 
     def __init__(self, matrix: np.ndarray, ids: np.ndarray, path: Path | None = None) -> None:
         import numpy as np

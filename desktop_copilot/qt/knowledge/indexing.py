@@ -38,8 +38,12 @@ class KnowledgeIndexing(QObject):
     """A source was added, removed, switched or finished indexing: lists and counts are worth reading again."""
     sig_failed = Signal(str)
     """A source edit done in the background failed (the words say why)."""
+    sig_embedding = Signal(str, bool, str)
+    """(source, done, message): the embedding pass after a run started (done False) or ended, with what to tell the
+    user ("" for nothing). Only while an embedding model is configured."""
     _sig_worker_progress = Signal(object)
     _sig_removed = Signal(str, str)
+    _sig_embedding = Signal(str, bool, str)
 
     def __init__(self, runtime: Runtime, parent: QObject | None = None, *, watch: bool = True) -> None:
         super().__init__(parent)
@@ -56,12 +60,15 @@ class KnowledgeIndexing(QObject):
         """Casefolded source name -> how its last run ended (this session)."""
         self.removing: set[str] = set()
         """Casefolded names of the sources being removed, or removed (until added again): their late progress is ignored."""
+        self.embedding: set[str] = set()
+        """Casefolded names of the sources whose passages are being embedded."""
         self._chores: ThreadPoolExecutor | None = None
         """One thread for what may take long and must not hold the window: watching folders, removing a source."""
         self._jobs: list[Future] = []
         self._stopped = False
         self._sig_worker_progress.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
         self._sig_removed.connect(self._on_removed, Qt.ConnectionType.QueuedConnection)
+        self._sig_embedding.connect(self._on_embedding, Qt.ConnectionType.QueuedConnection)
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -80,7 +87,7 @@ class KnowledgeIndexing(QObject):
 
     @property
     def busy(self) -> bool:
-        return bool(self.running or self.waiting)
+        return bool(self.running or self.waiting or self.embedding)
 
     @property
     def chores_pending(self) -> bool:
@@ -167,6 +174,7 @@ class KnowledgeIndexing(QObject):
             self.service.stop()
         self.running.clear()
         self.waiting.clear()
+        self.embedding.clear()
 
     # --- internals ------------------------------------------------------------------------------
 
@@ -174,7 +182,7 @@ class KnowledgeIndexing(QObject):
         if self.service is None:
             from desktop_copilot.core.knowledge.service import IndexingService
 
-            self.service = IndexingService(self.library, progress=self._from_worker, after_index=self.runtime.embed_knowledge)
+            self.service = IndexingService(self.library, progress=self._from_worker, after_index=self._after_index)
         return self.service
 
     def _request(self, name: str, *, full: bool = False) -> None:
@@ -202,6 +210,26 @@ class KnowledgeIndexing(QObject):
     def _from_worker(self, progress: Progress) -> None:
         """The service's callback, on its worker: the indexer goes on changing `progress`, so a copy crosses."""
         self._emit("_sig_worker_progress", dataclasses.replace(progress, problems=list(progress.problems)))
+
+    def _after_index(self, name: str) -> None:
+        """The embedding pass (on the worker), announced while a model is configured."""
+        settings = self.runtime.settings
+        announced = settings is not None and settings.knowledge_embedding is not None
+        if announced:
+            self._emit("_sig_embedding", name, False, "")
+        message = self.runtime.embed_knowledge(name)
+        if announced or message:
+            self._emit("_sig_embedding", name, True, message or "")
+
+    def _on_embedding(self, name: str, done: bool, message: str) -> None:
+        key = name.casefold()
+        if key in self.removing:
+            return
+        if done:
+            self.embedding.discard(key)
+        else:
+            self.embedding.add(key)
+        self.sig_embedding.emit(name, done, message)
 
     def _on_progress(self, progress: Progress) -> None:
         key = progress.source.casefold()

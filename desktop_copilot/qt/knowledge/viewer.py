@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QResizeEvent, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QResizeEvent, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -54,6 +54,12 @@ def viewer_style_sheet(theme: Theme) -> str:
             background: {theme.card}; color: {theme.text}; border: 1px solid {theme.border}; border-radius: 8px;
             padding: 6px 8px; selection-background-color: {theme.row_selected}; selection-color: {theme.text};
         }}
+        QDialog#passageViewer QPushButton {{
+            background: {theme.card}; color: {theme.text}; border: 1px solid {theme.input_border}; border-radius: 8px;
+            padding: 5px 14px;
+        }}
+        QDialog#passageViewer QPushButton:hover {{ background: {theme.button_hover}; }}
+        QDialog#passageViewer QPushButton:disabled {{ color: {theme.faint}; background: {theme.disabled_background}; border-color: {theme.border}; }}
     """
 
 
@@ -203,6 +209,7 @@ class PassageViewer(QDialog):
             mark.cursor = cursor
             form = QTextCharFormat()
             form.setBackground(QColor(current_theme().highlight))
+            form.setProperty(QTextFormat.Property.FullWidthSelection, True)  # a band, not a ragged right edge
             mark.format = form
             selections.append(mark)
         self.body.setExtraSelections(selections)
@@ -223,7 +230,7 @@ class PassageViewer(QDialog):
             return
         QGuiApplication.clipboard().setText(self.passage.text)
         self.copy_button.setText(self.tr("Copied"))
-        QTimer.singleShot(COPIED_MS, lambda: self.copy_button.setText(self.tr("Copy passage")))
+        QTimer.singleShot(COPIED_MS, self.copy_button, lambda: self.copy_button.setText(self.tr("Copy passage")))
 
     def ask_to_open(self) -> QMessageBox | None:
         """Asks, with the full path in view, before the file opens in its default app (a window-modal box)."""

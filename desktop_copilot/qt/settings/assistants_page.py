@@ -85,6 +85,8 @@ class AssistantsPage(QWidget):
         self.top_p = top_p_row(self)
         self.all_tools_radio = QRadioButton(self.tr("Every tool switched on in Settings ▸ Tools"))
         self.some_tools_radio = QRadioButton(self.tr("Only the tools ticked here"))
+        self.knowledge_edit = QLineEdit()
+        self.knowledge_edit.setPlaceholderText(self.tr("Every source"))
         self.tools_choice = QButtonGroup(self)
         self.tools_choice.addButton(self.all_tools_radio)
         self.tools_choice.addButton(self.some_tools_radio)
@@ -135,6 +137,11 @@ class AssistantsPage(QWidget):
         tools_column.addWidget(self.tool_list)
         tools_column.addWidget(hint(self.tr("A tool still needs its key, and the file tools a workspace folder.")))
         form.addRow(label(self.tr("Tools")), tools_column)
+        knowledge_column = QVBoxLayout()
+        knowledge_column.addWidget(self.knowledge_edit)
+        knowledge_column.addWidget(hint(self.tr("The knowledge sources its search_knowledge searches, by name, separated by "
+                                                "commas; empty: every source switched on in Settings ▸ Knowledge.")))
+        form.addRow(label(self.tr("Knowledge")), knowledge_column)
         actions = QHBoxLayout()
         actions.addWidget(self.status, 1)
         actions.addWidget(self.revert_button)
@@ -165,7 +172,7 @@ class AssistantsPage(QWidget):
         for signal in (self.name_edit.textChanged, self.system_edit.textChanged, self.provider_box.currentIndexChanged,
                        self.model_box.currentTextChanged, self.thinking_box.currentIndexChanged, self.budget_spin.valueChanged,
                        self.tools_choice.buttonToggled, self.tool_list.itemChanged, self.temperature.sig_changed,
-                       self.top_p.sig_changed):
+                       self.top_p.sig_changed, self.knowledge_edit.textChanged):
             signal.connect(self._on_edited)
 
     # --- the list ----------------------------------------------------------------------
@@ -224,6 +231,7 @@ class AssistantsPage(QWidget):
             self.top_p.set_value(shown.top_p)
             (self.all_tools_radio if shown.tools == ALL_TOOLS else self.some_tools_radio).setChecked(True)
             self._fill_tools(shown)
+            self.knowledge_edit.setText(", ".join(sorted(shown.knowledge or ())))
         finally:
             self._loading = False
         self._dirty = False
@@ -317,6 +325,7 @@ class AssistantsPage(QWidget):
             "temperature": self.temperature.value(),
             "top_p": self.top_p.value(),
             "tools": tools,
+            "knowledge": sorted({n.strip() for n in self.knowledge_edit.text().split(",") if n.strip()}) or None,
         })
 
     # --- actions -----------------------------------------------------------------------

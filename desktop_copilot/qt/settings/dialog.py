@@ -1,6 +1,6 @@
-"""The settings dialog (Providers, Models, Tools, Tool keys, MCP servers, Permissions, Assistants, Prices): keys are saved to the
-keyring at once, everything else on OK/Apply through core.bootstrap.apply_settings (MCP servers and permissions change at once,
-in their own files)."""
+"""The settings dialog (Providers, Models, Tools, Tool keys, MCP servers, Permissions, Knowledge, Assistants, Prices): keys are saved to the
+keyring at once, everything else on OK/Apply through core.bootstrap.apply_settings (MCP servers, permissions and knowledge
+sources change at once, in their own files)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme_switch import current_theme
 from desktop_copilot.qt.settings.assistants_page import AssistantsPage
 from desktop_copilot.qt.settings.keys_page import KeysPage
+from desktop_copilot.qt.settings.knowledge_page import KnowledgePage, window_indexing
 from desktop_copilot.qt.settings.mcp_page import McpPage
 from desktop_copilot.qt.settings.model_profiles import ModelProfilesPage, conversation_model
 from desktop_copilot.qt.settings.models_page import ModelsPage
@@ -55,6 +56,10 @@ PAGES = {
             QT_TRANSLATE_NOOP("SettingsDialog", "Programs and services that give Claude more tools. Changes here take effect at once.")),
     "permissions": (QT_TRANSLATE_NOOP("SettingsDialog", "Permissions"),
                     QT_TRANSLATE_NOOP("SettingsDialog", "Rules that allow, ask or deny tool calls, and the permissions you gave on approval cards.")),
+    "knowledge": (QT_TRANSLATE_NOOP("SettingsDialog", "Knowledge"),
+                  QT_TRANSLATE_NOOP("SettingsDialog", "Folders and files you add here are searched by the search_knowledge tool. "
+                                                      "Everything stays on this computer; with an embedding model, passages are "
+                                                      "sent to it to be embedded.")),
     "assistants": (QT_TRANSLATE_NOOP("SettingsDialog", "Assistants"),
                    QT_TRANSLATE_NOOP("SettingsDialog", "Starting points for new chats: a system prompt, a model, thinking and tools. "
                                                        "Changes here are saved at once.")),
@@ -102,6 +107,7 @@ class SettingsDialog(QDialog):
         self.providers_page = ProvidersPage(runtime, self.pending_settings)
         self.mcp_page = McpPage(runtime.mcp_config, runtime.mcp)
         self.permissions_page = PermissionsPage(runtime.grants)
+        self.knowledge_page = KnowledgePage(runtime, settings, window_indexing(parent))
         self.assistants_page = AssistantsPage(runtime)
         self.prices_page = PricesPage(settings)
         self.profiles_page = ModelProfilesPage(runtime, conversation_model(parent))
@@ -109,7 +115,7 @@ class SettingsDialog(QDialog):
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget()
         pages = {"providers": self.providers_page, "keys": self.keys_page, "models": self.models_page, "tools": self.tools_page,
-                 "mcp": self.mcp_page, "permissions": self.permissions_page, "assistants": self.assistants_page,
+                 "mcp": self.mcp_page, "permissions": self.permissions_page, "knowledge": self.knowledge_page, "assistants": self.assistants_page,
                  "prices": self.prices_page, "profiles": self.profiles_page}  # the stack in the order the pages came; the list in PAGES order
         self._scrolls = {name: _titled(name, page) for name, page in pages.items()}
         for scroll in self._scrolls.values():
@@ -127,6 +133,7 @@ class SettingsDialog(QDialog):
         self.providers_page.sig_models_listed.connect(self._cache_listed)
         self.models_page.sig_models_fetched.connect(lambda ids: self._cache_listed(DEFAULT_PROVIDER, ids))
         self.tools_page.sig_add_key.connect(self.show_key)
+        self.sig_applied.connect(self.knowledge_page.applied)
         self.ok_button.clicked.connect(lambda: self.tasks.start(self.apply(close=True)))
         self.apply_button.clicked.connect(lambda: self.tasks.start(self.apply()))
         self.cancel_button.clicked.connect(self.reject)
@@ -182,6 +189,7 @@ class SettingsDialog(QDialog):
         edits.update(self.tools_page.edits())
         edits.update(self.prices_page.edits())
         edits.update(self.profiles_page.edits(current))
+        edits.update(self.knowledge_page.edits())
         return Settings.model_validate({**current.model_dump(), **edits})
 
     async def apply(self, *, close: bool = False) -> bool:
@@ -201,6 +209,10 @@ class SettingsDialog(QDialog):
         if problem := self.prices_page.problem():
             self._show_status_error(self.tr("Not saved: {problem}").format(problem=problem))
             self.show_page("prices")
+            return False
+        if problem := self.knowledge_page.problem():
+            self._show_status_error(self.tr("Not saved: {problem}").format(problem=problem))
+            self.show_page("knowledge")
             return False
         try:
             apply_settings(self.runtime, self.pending_settings())
@@ -252,6 +264,7 @@ class SettingsDialog(QDialog):
         self.providers_page.tasks.cancel_all()
         self.mcp_page.tasks.cancel_all()
         self.profiles_page.tasks.cancel_all()
+        self.knowledge_page.release()
         super().done(result)
 
 

@@ -31,6 +31,8 @@ from desktop_copilot.core.config.settings import KnowledgeEmbedding, Settings
 from desktop_copilot.core.knowledge.library import KnowledgeError, SourceRow
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.qt.common.plain_label import PlainLabel
+from desktop_copilot.qt.common.theme import Theme
+from desktop_copilot.qt.common.theme_switch import current_theme, themed_style_sheet
 from desktop_copilot.qt.history.conversation_list_model import time_text
 from desktop_copilot.qt.knowledge.indexing import KnowledgeIndexing
 from desktop_copilot.qt.knowledge.viewer import ElidedPath
@@ -48,8 +50,32 @@ COLUMNS = (QT_TRANSLATE_NOOP("KnowledgePage", "On"), QT_TRANSLATE_NOOP("Knowledg
            QT_TRANSLATE_NOOP("KnowledgePage", "Files"), QT_TRANSLATE_NOOP("KnowledgePage", "Passages"),
            QT_TRANSLATE_NOOP("KnowledgePage", "Left out"), QT_TRANSLATE_NOOP("KnowledgePage", "State"))
 SWITCH, SOURCE, FILES, PASSAGES, LEFT_OUT, STATE = range(len(COLUMNS))
+ROW_HEIGHT = 44
+SWITCH_WIDTH = 66
+"""The switch (38 px) with the cell's padding and some air."""
 COUNTS_EVERY_S = 1.0
 """While a source is indexed, its counts are read again at most this often."""
+
+
+@themed_style_sheet
+def knowledge_style_sheet(theme: Theme) -> str:
+    return f"""
+        QTableWidget#knowledgeSources, QListWidget#knowledgeProblems {{
+            background: {theme.card}; border: 1px solid {theme.border}; border-radius: 8px; outline: none;
+            selection-background-color: {theme.row_selected}; selection-color: {theme.text};
+        }}
+        QListWidget#knowledgeProblems::item {{ padding: 3px 6px; }}
+        QTableWidget#knowledgeSources::item {{ padding: 0 6px; }}
+        QTableWidget#knowledgeSources::item:selected, QListWidget#knowledgeProblems::item:selected {{
+            background: {theme.row_selected}; color: {theme.text};
+        }}
+        QTableWidget#knowledgeSources QHeaderView::section {{
+            background: {theme.card}; color: {theme.muted}; border: none; border-bottom: 1px solid {theme.border};
+            padding: 5px 6px; font-size: 9pt;
+        }}
+        QLabel#sourceName {{ font-weight: 600; background: transparent; }}
+        QTableWidget#knowledgeSources QLabel#hint {{ background: transparent; }}
+    """
 
 
 def window_indexing(window: QWidget | None) -> KnowledgeIndexing | None:
@@ -67,7 +93,7 @@ def unique_name(wanted: str, taken: set[str]) -> str:
 
 
 def state_text(source: SourceRow, indexing: KnowledgeIndexing, now: float | None = None) -> str:
-    """"Indexing 40%", "Waiting to index", "Indexed 2 min ago", "Not indexed yet"."""
+    """"Indexing 40%", "Waiting to index", "Embedding…", "Indexed 2 min ago", "Not indexed yet"."""
     key = source.name.casefold()
     if key in indexing.removing:
         return QCoreApplication.translate("KnowledgePage", "Removing…")
@@ -76,6 +102,8 @@ def state_text(source: SourceRow, indexing: KnowledgeIndexing, now: float | None
         return QCoreApplication.translate("KnowledgePage", "Indexing {percent}%").format(percent=percent)
     if key in indexing.waiting:
         return QCoreApplication.translate("KnowledgePage", "Waiting to index")
+    if key in indexing.embedding:
+        return QCoreApplication.translate("KnowledgePage", "Embedding…")
     if source.indexed_at is None:
         return QCoreApplication.translate("KnowledgePage", "Not indexed yet")
     return QCoreApplication.translate("KnowledgePage", "Indexed {when}").format(when=time_text(source.indexed_at, now))
@@ -177,6 +205,7 @@ class KnowledgePage(QWidget):
     def __init__(self, runtime: Runtime, settings: Settings | None = None, indexing: KnowledgeIndexing | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="knowledgePage")
+        self.setStyleSheet(knowledge_style_sheet(current_theme()))
         settings = settings or Settings()
         self.runtime = runtime
         self.owns_indexing = indexing is None
@@ -198,7 +227,6 @@ class KnowledgePage(QWidget):
         self.message.hide()
         self.problems_title = PlainLabel(objectName="sectionTitle")
         self.problems = QListWidget(objectName="knowledgeProblems")
-        self.problems.setMaximumHeight(130)
         self.problems.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.embedding = EmbeddingGroup(settings.knowledge_embedding)
         self._set_up_table()
@@ -211,6 +239,7 @@ class KnowledgePage(QWidget):
         self.indexing.sig_progress.connect(self._on_progress)
         self.indexing.sig_changed.connect(self.refresh)
         self.indexing.sig_failed.connect(lambda text: self.say(text, "error"))
+        self.indexing.sig_embedding.connect(self._on_embedding)
         self.clock = QTimer(self, interval=30_000)  # "Indexed 2 min ago" moves on
         self.clock.timeout.connect(self._show_states)
         self.clock.start()
@@ -225,13 +254,15 @@ class KnowledgePage(QWidget):
         table.setShowGrid(False)
         table.setWordWrap(False)
         table.verticalHeader().hide()
-        table.verticalHeader().setDefaultSectionSize(44)
-        table.setMinimumHeight(200)
+        table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(SOURCE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(SWITCH, QHeaderView.ResizeMode.Fixed)
+        table.setColumnWidth(SWITCH, SWITCH_WIDTH)  # a cell widget's width is not a content width
         header.setHighlightSections(False)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self._fit_height()
 
     def _layout(self) -> None:
         buttons = QHBoxLayout()
@@ -291,10 +322,11 @@ class KnowledgePage(QWidget):
             switch.setAccessibleName(self.tr("Search {name}").format(name=source.name))
             switch.setToolTip(self.tr("Searched by search_knowledge while on"))
             switch.toggled.connect(lambda on, name=source.name: self.set_enabled(name, on))
+            switch.setFixedSize(switch.sizeHint())
             holder = QWidget()
             line = QHBoxLayout(holder)
-            line.setContentsMargins(8, 0, 8, 0)
-            line.addWidget(switch)
+            line.setContentsMargins(0, 0, 0, 0)
+            line.addWidget(switch, 0, Qt.AlignmentFlag.AlignCenter)
             self.table.setCellWidget(row, SWITCH, holder)
             self.table.setCellWidget(row, SOURCE, SourceCell())
             for column in (SWITCH, SOURCE, FILES, PASSAGES, LEFT_OUT, STATE):
@@ -303,6 +335,13 @@ class KnowledgePage(QWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(row, column, item)
             self.table.item(row, FILES).setData(Qt.ItemDataRole.UserRole, source.name)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As tall as its rows (two at least, six at most: it scrolls then)."""
+        rows = min(max(len(self.sources), 2), 6)
+        frame = self.table.frameWidth() * 2
+        self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height() + rows * ROW_HEIGHT + frame + 2)
 
     def _show_row(self, row: int, source: SourceRow) -> None:
         switch = self.switch_of(row)
@@ -340,11 +379,9 @@ class KnowledgePage(QWidget):
         self.remove_button.setEnabled(source is not None and source.name.casefold() not in self.indexing.removing)
         self.problems.clear()
         if source is None:
-            self.problems_title.setText(self.tr("Files left out"))
             self.problems.hide()
-            self.problems_title.setVisible(bool(self.sources))
-            if self.sources:
-                self.problems_title.setText(self.tr("Select a source to see the files it left out."))
+            self.problems_title.setText(self.tr("Select a source to see the files it left out.") if self.sources else
+                                        self.tr("Nothing added yet: add a folder or a file to let the assistant search it."))
             return
         self.problems_title.show()
         try:
@@ -359,6 +396,8 @@ class KnowledgePage(QWidget):
         for file in left_out:
             self.problems.addItem(f"{file.path} — {file.reason}")
             self.problems.item(self.problems.count() - 1).setToolTip(f"{file.path}\n{file.reason}")
+        shown = min(len(left_out), 6)  # it scrolls beyond
+        self.problems.setFixedHeight(shown * self.problems.sizeHintForRow(0) + self.problems.frameWidth() * 2 + 4)
         self.problems.show()
 
     def _on_progress(self, progress) -> None:
@@ -369,6 +408,11 @@ class KnowledgePage(QWidget):
             self.refresh()
         else:
             self.table.item(row, STATE).setText(state_text(self.sources[row], self.indexing))
+
+    def _on_embedding(self, _name: str, done: bool, message: str) -> None:
+        self._show_states()
+        if done and message:
+            self.say(message, "info")
 
     def say(self, text: str, kind: str = "info") -> None:
         self.message.setText(text)

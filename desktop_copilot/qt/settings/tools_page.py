@@ -42,6 +42,7 @@ class ToolRow(QFrame):
         self.tool = tool
         self.missing: list[str] = list(tool.required_keys)
         self.has_workspace = True
+        self.has_knowledge = True
         self.name = PlainLabel(tool.shown_name, objectName="toolName")
         self.name.setToolTip(self.tr("Called {name} by the model").format(name=tool.name))
         self.risk = PlainLabel(risk_text(tool.risk, tool.grantable), objectName="toolState")
@@ -89,11 +90,20 @@ class ToolRow(QFrame):
         self.has_workspace = chosen
         self._update()
 
+    def set_knowledge(self, present: bool) -> None:
+        self.has_knowledge = present
+        self._update()
+
+    def _lacks_knowledge(self) -> bool:
+        return self.tool.needs_knowledge and not self.has_knowledge
+
     def _update(self) -> None:
         if self.missing:
             text, kind = needs_text(self.missing), "needs_key"
         elif self.tool.needs_workspace and not self.has_workspace:
             text, kind = self.tr("Needs a workspace folder"), "needs_key"
+        elif self._lacks_knowledge():
+            text, kind = self.tr("Needs a knowledge source"), "needs_key"
         elif self.switch.isChecked():
             text, kind = self.tr("Offered to Claude"), "on"
         else:
@@ -106,7 +116,9 @@ class ToolRow(QFrame):
             self.add_key_button.setText(self.tr("Add {name} key…").format(name=label.removesuffix(' API key')))
         elif self.tool.needs_workspace and not self.has_workspace:
             self.note.setText(self.tr("Not offered to Claude until you choose a workspace folder below."))
-        self.note.setVisible(bool(self.missing) or (self.tool.needs_workspace and not self.has_workspace))
+        elif self._lacks_knowledge():
+            self.note.setText(self.tr("Not offered to Claude until you add a folder or file in Settings ▸ Knowledge."))
+        self.note.setVisible(bool(self.missing) or (self.tool.needs_workspace and not self.has_workspace) or self._lacks_knowledge())
         self.add_key_button.setVisible(bool(self.missing))
 
 
@@ -210,6 +222,11 @@ class ToolsPage(QWidget):
     def set_keys(self, present: dict[str, bool]) -> None:
         for row in self.rows.values():
             row.set_keys(present)
+
+    def set_knowledge(self, present: bool) -> None:
+        """Whether a knowledge source is switched on (search_knowledge is offered only then)."""
+        for row in self.rows.values():
+            row.set_knowledge(present)
 
     def switched_off(self) -> set[str]:
         """The tools switched off (`Settings.disabled_tools`), but for those off by default: they are off unless

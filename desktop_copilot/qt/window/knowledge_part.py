@@ -76,21 +76,19 @@ class KnowledgePart(QObject):
 
     # --- the passage viewer ---------------------------------------------------------------------
 
-    def message(self, message_id: str) -> Message | None:
-        """The message shown with `message_id` (the transcript's copy, else the session's)."""
-        model = self.window.controller.model
-        row = model.message_row(message_id)
-        if row is not None:
-            return model.message_at(row)
-        return next((m for m in self.window.controller.session.conversation.messages if m.id == message_id), None)
+    def reply(self, message_id: str) -> list[Message]:
+        """The messages of the reply `message_id` belongs to, as the transcript shows them (else that message alone)."""
+        reply = self.window.controller.model.reply_of(message_id)
+        if reply:
+            return reply
+        return [m for m in self.window.controller.session.conversation.messages if m.id == message_id]
 
     def open_passage(self, message_id: str, number: int) -> PassageViewer | None:
         """Shows passage `number` of the reply `message_id` in the (one) viewer; None when the reply has no such passage."""
         from desktop_copilot.core.knowledge.citing import found_passages
         from desktop_copilot.qt.knowledge.viewer import PassageViewer
 
-        message = self.message(message_id)
-        cited = found_passages(message).get(number) if message is not None else None
+        cited = found_passages(self.reply(message_id)).get(number)
         if cited is None:
             return None
         try:

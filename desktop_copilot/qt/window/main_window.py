@@ -137,6 +137,9 @@ class MainWindow(QMainWindow):
         from desktop_copilot.qt.window.tools_menu import ConversationTools
 
         self.tools_menu = ConversationTools(self)  # the tools this conversation offers
+        from desktop_copilot.qt.window.knowledge_part import KnowledgePart
+
+        self.knowledge = KnowledgePart(self)  # knowledge sources: indexing, its status, cited passages shown
         self.recovery.sig_edit_requested.connect(self.edits.start_edit)  # a refused reply's Edit and resend
         column = self.composer.parentWidget().layout()
         column.insertWidget(column.indexOf(self.composer), self.edits.bar)
@@ -425,6 +428,7 @@ class MainWindow(QMainWindow):
             return
         if self.controller is not None:  # closed during its first frame: nothing to stop or keep yet
             self.controller.stop_all()  # what arrived is kept and marked stopped, as with Stop
+            self.knowledge.stop()  # the indexing worker and the file watcher
             self.save_window_state()
         super().closeEvent(event)
         self.sig_closed.emit()

@@ -327,4 +327,4 @@ def test_an_unknown_wire_is_refused():
 
 def test_nothing_shows_the_key():
     embedder = Embedder(EmbeddingModel("openai", "m", "http://x/v1", "openai"), Secret(KEY), None)  # type: ignore[arg-type]
-    assert KEY not in repr(embedder) and KEY not in repr(embedder.model) and KEY not in repr(vars(embedder) if hasattr(embedder, "__dict__") else "")
+    assert KEY not in repr(embedder) and KEY not in repr(embedder.model) and KEY not in repr(vars(embedder))
