@@ -525,20 +525,30 @@ def load() -> str:
 class LagProbe:
     """A precise single-shot timer re-armed on every timeout; records how late each firing is (the event-loop lag)."""
 
-    def __init__(self, interval_ms: int = 5) -> None:
+    def __init__(self, interval_ms: int = 5, *, dump_after_ms: float = 0.0, dump_file=None) -> None:
         from PySide6.QtCore import Qt, QTimer
 
         self.interval = interval_ms / 1e3
         self.samples: list[tuple[float, float]] = []
         self._timer = QTimer(singleShot=True, interval=interval_ms, timerType=Qt.TimerType.PreciseTimer)
         self._timer.timeout.connect(self._fired)
+        self._dump_after = dump_after_ms / 1e3
+        self._dump_file = dump_file
 
     def start(self) -> None:
         self._due = time.perf_counter() + self.interval
         self._timer.start()
+        if self._dump_after:  # faulthandler's watchdog thread needs no GIL: it sees what holds the loop up
+            import faulthandler
+
+            faulthandler.dump_traceback_later(self.interval + self._dump_after, file=self._dump_file)
 
     def stop(self) -> None:
         self._timer.stop()
+        if self._dump_after:
+            import faulthandler
+
+            faulthandler.cancel_dump_traceback_later()
 
     def _fired(self) -> None:
         now = time.perf_counter()
@@ -745,6 +755,9 @@ def main() -> int:
     parser.add_argument("--no-search-during-index", action="store_true", help="no BM25 searches on another thread while indexing")
     parser.add_argument("--profile-worker", type=Path, help="write a cProfile (pstats) of the indexing thread's first run here")
     parser.add_argument("--keep", action="store_true", help="keep the data folder (knowledge.sqlite3, vectors) and print where it is")
+    parser.add_argument("--diagnose-blocks", type=float, default=0.0, metavar="MS",
+                        help="when the GUI loop is held up longer than MS, dump every thread's stack (faulthandler) and summarise "
+                             "what the other threads were doing")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate_only:
@@ -761,11 +774,13 @@ def main() -> int:
     from desktop_copilot.core.knowledge.service import IndexingService
 
     app = QApplication.instance() or QApplication([])
+    app.setApplicationName("knowledge-index-bench")  # held until the end: the loop, the label and the probe need it
     label = QLabel("idle")
     label.resize(900, 24)
     label.show()
     bridge = make_bridge(label)
-    probe = LagProbe(5)
+    dumps = tempfile.NamedTemporaryFile("w+", prefix="dc-knowledge-blocks-", suffix=".txt", delete=False) if args.diagnose_blocks else None
+    probe = LagProbe(5, dump_after_ms=args.diagnose_blocks, dump_file=dumps)
     data_dir = Path(tempfile.mkdtemp(prefix="dc-knowledge-bench-data-", dir=CACHE))
     questions = bench_questions(args.seed)
     q_texts = [q for _, q in questions]
@@ -906,6 +921,9 @@ def main() -> int:
     if hybrid is not None:
         print(f"- {'✓' if hybrid <= TARGET_HYBRID_P95_MS else '✗'} hybrid search p95 {hybrid:.1f} ms {at} (target ≤ "
               f"{TARGET_HYBRID_P95_MS:g} ms)")
+    if dumps is not None:
+        probe.stop()
+        summarise_blocks(Path(dumps.name), args.diagnose_blocks)
     print(f"\nload average before {load_before}, after {load()}")
     library.close()
     if args.keep:
@@ -913,6 +931,28 @@ def main() -> int:
     else:
         shutil.rmtree(data_dir, ignore_errors=True)
     return 0
+
+
+def summarise_blocks(path: Path, after_ms: float) -> None:
+    """What the other threads were running each time the GUI loop was held up longer than `after_ms` (from the
+    faulthandler dumps): the innermost frames of each thread but the main one, counted."""
+    import collections
+    import re
+
+    main = f"0x{threading.main_thread().ident:016x}"
+    text = path.read_text(errors="replace")
+    dumps = [d for d in re.split(r"(?m)^Timeout \(", text) if d.strip()]
+    seen: collections.Counter[str] = collections.Counter()
+    for dump in dumps:
+        for block in re.split(r"(?m)^(?=(?:Current thread|Thread) 0x)", dump):
+            if not block.startswith(("Thread", "Current thread")) or main in block.split("\n", 1)[0]:
+                continue
+            frames = re.findall(r'File "([^"]+)", line (\d+) in (\S+)', block)
+            if frames and not any(f[2] in ("wait", "_wait_for_tstate_lock", "select", "get", "run_forever", "_run_once", "_worker") for f in frames[:1]):
+                seen[" <- ".join(f"{Path(f[0]).name}:{f[1]} {f[2]}" for f in frames[:4])] += 1
+    print(f"\n## GUI loop held up > {after_ms:g} ms: {len(dumps)} stack dumps ({path})\n")
+    for stack, count in seen.most_common(12):
+        print(f"- {count}× {stack}")
 
 
 def run_hybrid(args, library, data_dir: Path, bridge, probe, q_texts: list[str], passages: int) -> float:

@@ -127,7 +127,7 @@ def main() -> int:
     for name, folder in folders.items():
         source = library.add_source(folder, name)
         started = time.perf_counter()
-        progress = index_source(library, source)
+        index_source(library, source)
         took = time.perf_counter() - started
         row = library.source(name)
         print(f"| {name} | {folder} | {row.files:,} | {row.passages:,} | {row.skipped} | {took:.1f} |")

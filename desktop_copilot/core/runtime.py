@@ -368,6 +368,8 @@ class Runtime:
         """The embedding pass after indexing (run on the indexing thread; `source` is only for the log): what is not yet
         embedded by the configured model is embedded and the matrix rebuilt. Returns what to tell the user ("" when no
         model is configured); never raises."""
+        if self.settings is None or self.settings.knowledge_embedding is None:
+            return ""  # no model configured: nothing to import or run
         import asyncio
 
         from desktop_copilot.core.knowledge.embedding_pass import embed_pending, vectors_folder

@@ -76,6 +76,8 @@ class IndexingService:
                 if self._after_index is not None and not self._stopping.is_set():
                     self._after_index(source.name)
             except Exception:
+                if not any(s.name.casefold() == name.casefold() for s in self.library.sources()):
+                    continue  # removed while it was being indexed: its rows went with it
                 log.exception("knowledge: indexing %s failed", name)
                 self._report(Progress(source.name, finished=True, problems=[("", "indexing failed; see the log")]))
             finally:

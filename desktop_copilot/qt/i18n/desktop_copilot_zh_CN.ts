@@ -240,7 +240,7 @@
         <translation>模型应了解的内容及回答方式。留空：不向模型发送系统提示词。</translation>
     </message>
     <message>
-        <source>The provider's default model</source>
+        <source>The provider&apos;s default model</source>
         <translation>服务商的默认模型</translation>
     </message>
     <message>
@@ -254,6 +254,10 @@
     <message>
         <source>Only the tools ticked here</source>
         <translation>仅此处勾选的工具</translation>
+    </message>
+    <message>
+        <source>Every source</source>
+        <translation>所有来源</translation>
     </message>
     <message>
         <source>Save</source>
@@ -314,6 +318,14 @@
     <message>
         <source>Tools</source>
         <translation>工具</translation>
+    </message>
+    <message>
+        <source>The knowledge sources its search_knowledge searches, by name, separated by commas; empty: every source switched on in Settings ▸ Knowledge.</source>
+        <translation>其 search_knowledge 搜索的知识来源，按名称填写，以逗号分隔；留空：设置 ▸ 知识中已开启的所有来源。</translation>
+    </message>
+    <message>
+        <source>Knowledge</source>
+        <translation>知识</translation>
     </message>
     <message>
         <source>Assistant</source>
@@ -622,7 +634,7 @@ Let it continue?</source>
         <translation>生成摘要的模型</translation>
     </message>
     <message>
-        <source>The conversation's model</source>
+        <source>The conversation&apos;s model</source>
         <translation>对话所用的模型</translation>
     </message>
     <message>
@@ -638,7 +650,7 @@ Let it continue?</source>
         <translation>压缩阈值</translation>
     </message>
     <message>
-        <source>Compact when the request passes this share of the model's context window.</source>
+        <source>Compact when the request passes this share of the model&apos;s context window.</source>
         <translation>请求超过模型上下文窗口的此比例时进行压缩。</translation>
     </message>
     <message>
@@ -935,6 +947,65 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>EmbeddingGroup</name>
+    <message>
+        <source>None — search by words only</source>
+        <translation>无 — 仅按词语搜索</translation>
+    </message>
+    <message>
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <source>Embedding model name</source>
+        <translation>嵌入模型名称</translation>
+    </message>
+    <message>
+        <source>Embedding base URL</source>
+        <translation>嵌入基础 URL</translation>
+    </message>
+    <message>
+        <source>Embed with</source>
+        <translation>嵌入方式</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>Passages are found by their words (BM25). An embedding model also finds passages that say the same thing in other words.</source>
+        <translation>按词语查找段落（BM25）。嵌入模型还能找到用其他措辞表达相同意思的段落。</translation>
+    </message>
+    <message>
+        <source>Uses the OpenAI key of Settings ▸ Providers. Passages are sent to this endpoint to be embedded.</source>
+        <translation>使用设置 ▸ 服务商中的 OpenAI 密钥。段落会发送到此端点进行嵌入。</translation>
+    </message>
+    <message>
+        <source>Uses the Gemini key of Settings ▸ Providers. Passages are sent to Google to be embedded.</source>
+        <translation>使用设置 ▸ 服务商中的 Gemini 密钥。段落会发送给 Google 进行嵌入。</translation>
+    </message>
+    <message>
+        <source>Runs on this computer with Ollama; needs no key. Pull the model first (ollama pull).</source>
+        <translation>通过 Ollama 在本机运行；无需密钥。请先拉取模型（ollama pull）。</translation>
+    </message>
+    <message>
+        <source>name the embedding model, or choose None</source>
+        <translation>请填写嵌入模型名称，或选择“无”</translation>
+    </message>
+    <message>
+        <source>the embedding base URL must start with http:// or https://</source>
+        <translation>嵌入基础 URL 必须以 http:// 或 https:// 开头</translation>
+    </message>
+</context>
+<context>
     <name>EndpointForm</name>
     <message>
         <source>Header line {number} is not “Name: value”.</source>
@@ -1043,11 +1114,11 @@ Let it continue?</source>
         <translation>未能撤销全部文件更改：{error}。此前已恢复的文件保持恢复；再次撤销可继续。</translation>
     </message>
     <message>
-        <source>Undid this reply's change to 1 file.</source>
+        <source>Undid this reply&apos;s change to 1 file.</source>
         <translation>已撤销此回复对 1 个文件的更改。</translation>
     </message>
     <message numerus="yes">
-        <source>Undid this reply's changes to %n files.</source>
+        <source>Undid this reply&apos;s changes to %n files.</source>
         <translation>
             <numerusform>已撤销此回复对 %n 个文件的更改。</numerusform>
         </translation>
@@ -1119,7 +1190,7 @@ Let it continue?</source>
         <translation>温度越低，回答越稳定；越高，回答越多样。Top-p 只在可能性最高的词中选词。两者改一个即可，不要都改。不接受这些参数的模型（开启扩展思考时，或推理模型）两者都不会收到。</translation>
     </message>
     <message>
-        <source>Use the assistant's</source>
+        <source>Use the assistant&apos;s</source>
         <translation>使用助手的参数</translation>
     </message>
     <message>
@@ -1414,6 +1485,181 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>KnowledgeIndexing</name>
+    <message>
+        <source>“{name}” could not be removed: {problem}</source>
+        <translation>无法移除“{name}”：{problem}</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgePage</name>
+    <message>
+        <source>OpenAI-compatible</source>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
+        <source>Gemini</source>
+        <translation>Gemini</translation>
+    </message>
+    <message>
+        <source>Ollama</source>
+        <translation>Ollama</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Passages</source>
+        <translation>段落</translation>
+    </message>
+    <message>
+        <source>Left out</source>
+        <translation>未收录</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Removing…</source>
+        <translation>正在移除…</translation>
+    </message>
+    <message>
+        <source>Indexing {percent}%</source>
+        <translation>正在索引 {percent}%</translation>
+    </message>
+    <message>
+        <source>Waiting to index</source>
+        <translation>等待索引</translation>
+    </message>
+    <message>
+        <source>Embedding…</source>
+        <translation>正在嵌入…</translation>
+    </message>
+    <message>
+        <source>Not indexed yet</source>
+        <translation>尚未索引</translation>
+    </message>
+    <message>
+        <source>Indexed {when}</source>
+        <translation>已索引（{when}）</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add file…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Reindex</source>
+        <translation>重新索引</translation>
+    </message>
+    <message>
+        <source>Read every file of the selected source again</source>
+        <translation>重新读取所选来源中的每个文件</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Adding, removing, switching and reindexing take effect at once; the sources live in the knowledge index, not in the settings.</source>
+        <translation>添加、移除、开关和重新索引会立即生效；来源保存在知识索引中，而不在设置中。</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>The knowledge index cannot be read: {problem}</source>
+        <translation>无法读取知识索引：{problem}</translation>
+    </message>
+    <message>
+        <source>Search {name}</source>
+        <translation>搜索 {name}</translation>
+    </message>
+    <message>
+        <source>Searched by search_knowledge while on</source>
+        <translation>开启时由 search_knowledge 搜索</translation>
+    </message>
+    <message>
+        <source>Select a source to see the files it left out.</source>
+        <translation>选择一个来源以查看其未收录的文件。</translation>
+    </message>
+    <message>
+        <source>Nothing added yet: add a folder or a file to let the assistant search it.</source>
+        <translation>尚未添加任何内容：添加文件夹或文件，助手即可搜索其中内容。</translation>
+    </message>
+    <message>
+        <source>No file of “{name}” was left out.</source>
+        <translation>“{name}”的文件均已收录。</translation>
+    </message>
+    <message>
+        <source>Files left out of “{name}”</source>
+        <translation>“{name}”中未收录的文件</translation>
+    </message>
+    <message>
+        <source>Add a folder to knowledge</source>
+        <translation>添加文件夹作为知识来源</translation>
+    </message>
+    <message>
+        <source>Add a file to knowledge</source>
+        <translation>添加文件作为知识来源</translation>
+    </message>
+    <message>
+        <source>Remove the source</source>
+        <translation>移除来源</translation>
+    </message>
+    <message>
+        <source>Remove “{name}” from knowledge? Its passages leave the index; the files on disk are not touched.</source>
+        <translation>移除知识来源“{name}”？其段落将从索引中删除；磁盘上的文件不受影响。</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeStatus</name>
+    <message>
+        <source>Knowledge sources: open Settings ▸ Knowledge</source>
+        <translation>知识来源：打开设置 ▸ 知识</translation>
+    </message>
+    <message>
+        <source>“{name}”: {message}</source>
+        <translation>“{name}”：{message}</translation>
+    </message>
+    <message>
+        <source>Embedding the passages of “{name}”…</source>
+        <translation>正在嵌入“{name}”的段落…</translation>
+    </message>
+    <message>
+        <source>Indexing “{name}” · {done} / {total} files</source>
+        <translation>正在索引“{name}” · {done} / {total} 个文件</translation>
+    </message>
+    <message>
+        <source>“{name}”: 1 file left out</source>
+        <translation>“{name}”：1 个文件未收录</translation>
+    </message>
+    <message numerus="yes">
+        <source>“{name}”: %n files left out</source>
+        <translation>
+            <numerusform>“{name}”：%n 个文件未收录</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>“{name}” could not be indexed: {problem}</source>
+        <translation>无法索引“{name}”：{problem}</translation>
+    </message>
+</context>
+<context>
     <name>LinkOpener</name>
     <message>
         <source>&lt;b&gt;Opens:&lt;/b&gt; {host}</source>
@@ -1447,7 +1693,7 @@ Let it continue?</source>
         <translation>对话</translation>
     </message>
     <message>
-        <source>This conversation's system prompt and generation options</source>
+        <source>This conversation&apos;s system prompt and generation options</source>
         <translation>此对话的系统提示词和生成参数</translation>
     </message>
     <message>
@@ -1455,7 +1701,7 @@ Let it continue?</source>
         <translation>系统提示词…</translation>
     </message>
     <message>
-        <source>See and edit this conversation's system prompt</source>
+        <source>See and edit this conversation&apos;s system prompt</source>
         <translation>查看和编辑此对话的系统提示词</translation>
     </message>
     <message>
@@ -1517,11 +1763,15 @@ Let it continue?</source>
         <source>Sources</source>
         <translation>来源</translation>
     </message>
+    <message>
+        <source>Passages found</source>
+        <translation>找到的段落</translation>
+    </message>
 </context>
 <context>
     <name>McpPage</name>
     <message>
-        <source>Each server's tools are offered to Claude while it runs. Read-only tools run without asking; the others ask first. Values of environment variables and headers are kept in the system keyring.</source>
+        <source>Each server&apos;s tools are offered to Claude while it runs. Read-only tools run without asking; the others ask first. Values of environment variables and headers are kept in the system keyring.</source>
         <translation>服务器运行时，其工具会提供给 Claude。只读工具无需询问即可运行；其他工具会先询问。环境变量和标头的值保存在系统密钥环中。</translation>
     </message>
     <message>
@@ -1561,7 +1811,7 @@ Let it continue?</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <source>Takes the servers of a claude_desktop_config.json (or another app's mcp.json)</source>
+        <source>Takes the servers of a claude_desktop_config.json (or another app&apos;s mcp.json)</source>
         <translation>导入 claude_desktop_config.json（或其他应用的 mcp.json）中的服务器</translation>
     </message>
     <message>
@@ -1930,7 +2180,7 @@ Let it continue?</source>
         <translation>下次启动时生效。</translation>
     </message>
     <message>
-        <source>Automatic follows the system's light or dark mode.</source>
+        <source>Automatic follows the system&apos;s light or dark mode.</source>
         <translation>“自动”跟随系统的浅色或深色模式。</translation>
     </message>
     <message>
@@ -2013,6 +2263,53 @@ Let it continue?</source>
     <message>
         <source>The provider of “{0}” is no longer set up; the default provider answers.</source>
         <translation>“{0}”的服务商已不再配置；将由默认服务商回答。</translation>
+    </message>
+</context>
+<context>
+    <name>PassageViewer</name>
+    <message>
+        <source>Copy passage</source>
+        <translation>复制段落</translation>
+    </message>
+    <message>
+        <source>Open in default app</source>
+        <translation>用默认应用打开</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Source “{source}”</source>
+        <translation>来源“{source}”</translation>
+    </message>
+    <message>
+        <source>This file has changed since the reply, or is no longer indexed: showing the passage as it was found.</source>
+        <translation>此文件在回复之后已更改，或已不在索引中：显示的是当时找到的段落。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Open the file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Open {path} in its default app?</source>
+        <translation>用默认应用打开 {path}？</translation>
+    </message>
+    <message>
+        <source>This is a program or script: its default app may run it.</source>
+        <translation>这是程序或脚本：其默认应用可能会运行它。</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>{path} could not be opened.</source>
+        <translation>无法打开 {path}。</translation>
     </message>
 </context>
 <context>
@@ -2179,7 +2476,7 @@ Let it continue?</source>
         <translation>内置价格</translation>
     </message>
     <message>
-        <source>As the providers published them in {date}; prices change, so check yours. Models not listed show "price unknown" until you add them above; local models (Ollama) are free.</source>
+        <source>As the providers published them in {date}; prices change, so check yours. Models not listed show &quot;price unknown&quot; until you add them above; local models (Ollama) are free.</source>
         <translation>为各服务商于 {date} 公布的价格；价格会变动，请自行核对。未列出的模型显示“价格未知”，直到你在上方添加；本地模型（Ollama）免费。</translation>
     </message>
     <message>
@@ -2195,7 +2492,7 @@ Let it continue?</source>
         <translation>{model} 有两个价格；请只保留一个。</translation>
     </message>
     <message>
-        <source>The price "{text}" of {model} is not a number of dollars from 0 to 100,000.</source>
+        <source>The price &quot;{text}&quot; of {model} is not a number of dollars from 0 to 100,000.</source>
         <translation>{model} 的价格“{text}”不是 0 到 100,000 之间的美元数。</translation>
     </message>
     <message>
@@ -2278,7 +2575,7 @@ Let it continue?</source>
         <translation>个 token；留空即为自动</translation>
     </message>
     <message>
-        <source>Your figures win over the provider's and the table's.</source>
+        <source>Your figures win over the provider&apos;s and the table&apos;s.</source>
         <translation>你设置的数据优先于服务商报告的和内置表中的数据。</translation>
     </message>
     <message>
@@ -2536,7 +2833,7 @@ Let it continue?</source>
         <translation>“继续”可让模型从停止处接着写。</translation>
     </message>
     <message>
-        <source>This conversation no longer fits the model's context window.</source>
+        <source>This conversation no longer fits the model&apos;s context window.</source>
         <translation>此对话已超出模型的上下文窗口。</translation>
     </message>
     <message>
@@ -2922,7 +3219,7 @@ Let it continue?</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <source>Which services answer: each one's key, endpoint and model list, and the default. Keys are saved at once, the rest on OK.</source>
+        <source>Which services answer: each one&apos;s key, endpoint and model list, and the default. Keys are saved at once, the rest on OK.</source>
         <translation>由哪些服务回答：各自的密钥、端点和模型列表，以及默认服务商。密钥立即保存，其余在点击“确定”时保存。</translation>
     </message>
     <message>
@@ -2946,7 +3243,7 @@ Let it continue?</source>
         <translation>工具密钥</translation>
     </message>
     <message>
-        <source>Keys for the tools that need one (web search). Each provider's key is on the Providers page. Saving stores a key at once.</source>
+        <source>Keys for the tools that need one (web search). Each provider&apos;s key is on the Providers page. Saving stores a key at once.</source>
         <translation>需要密钥的工具（网页搜索）所用的密钥。各服务商的密钥在“服务商”页。点击保存后立即存储。</translation>
     </message>
     <message>
@@ -2964,6 +3261,14 @@ Let it continue?</source>
     <message>
         <source>Rules that allow, ask or deny tool calls, and the permissions you gave on approval cards.</source>
         <translation>允许、询问或拒绝工具调用的规则，以及你在批准卡片上授予的权限。</translation>
+    </message>
+    <message>
+        <source>Knowledge</source>
+        <translation>知识</translation>
+    </message>
+    <message>
+        <source>Folders and files you add here are searched by the search_knowledge tool. Everything stays on this computer; with an embedding model, passages are sent to it to be embedded.</source>
+        <translation>在此添加的文件夹和文件可由 search_knowledge 工具搜索。所有内容都保留在本机；使用嵌入模型时，段落会发送给该模型进行嵌入。</translation>
     </message>
     <message>
         <source>Assistants</source>
@@ -3194,11 +3499,11 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>无系统提示词：模型只收到对话内容。</translation>
     </message>
     <message>
-        <source>Empty: the app's default system prompt is used.</source>
+        <source>Empty: the app&apos;s default system prompt is used.</source>
         <translation>留空：使用应用的默认系统提示词。</translation>
     </message>
     <message>
-        <source>Use the assistant's</source>
+        <source>Use the assistant&apos;s</source>
         <translation>使用助手的提示词</translation>
     </message>
     <message>
@@ -3346,6 +3651,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>需要工作区文件夹</translation>
     </message>
     <message>
+        <source>Needs a knowledge source</source>
+        <translation>需要知识来源</translation>
+    </message>
+    <message>
         <source>Offered to Claude</source>
         <translation>已提供给 Claude</translation>
     </message>
@@ -3364,6 +3673,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>Not offered to Claude until you choose a workspace folder below.</source>
         <translation>在下方选择工作区文件夹后才会提供给 Claude。</translation>
+    </message>
+    <message>
+        <source>Not offered to Claude until you add a folder or file in Settings ▸ Knowledge.</source>
+        <translation>在设置 ▸ 知识中添加文件夹或文件后才会提供给 Claude。</translation>
     </message>
 </context>
 <context>
@@ -3439,6 +3752,10 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>
             <numerusform>拒绝 %n 个工具调用</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Show this passage</source>
+        <translation>显示此段落</translation>
     </message>
     <message>
         <source>Copy</source>
@@ -3868,7 +4185,7 @@ Its messages are removed from this computer. This cannot be undone.</source>
         <translation>打开日志文件夹</translation>
     </message>
     <message>
-        <source>Show the folder with the app's log files, to attach to a bug report</source>
+        <source>Show the folder with the app&apos;s log files, to attach to a bug report</source>
         <translation>显示应用日志文件所在的文件夹，以便附到错误报告中</translation>
     </message>
     <message>

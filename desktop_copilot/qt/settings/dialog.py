@@ -134,6 +134,8 @@ class SettingsDialog(QDialog):
         self.models_page.sig_models_fetched.connect(lambda ids: self._cache_listed(DEFAULT_PROVIDER, ids))
         self.tools_page.sig_add_key.connect(self.show_key)
         self.sig_applied.connect(self.knowledge_page.applied)
+        self.tools_page.set_knowledge(runtime.has_knowledge(fresh=True))  # search_knowledge: offered with a source on
+        self.knowledge_page.indexing.sig_changed.connect(lambda: self.tools_page.set_knowledge(runtime.has_knowledge(fresh=True)))
         self.ok_button.clicked.connect(lambda: self.tasks.start(self.apply(close=True)))
         self.apply_button.clicked.connect(lambda: self.tasks.start(self.apply()))
         self.cancel_button.clicked.connect(self.reject)
