@@ -35,6 +35,14 @@ class ModelsCache(BaseModel):
     fetched_at: datetime
 
 
+def http_base_url(value: str) -> str:
+    """A base URL without its trailing slash; ValueError unless it is http(s)."""
+    value = value.strip().rstrip("/")
+    if not value.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    return value
+
+
 class CustomProvider(BaseModel):
     """A Chat Completions endpoint the user added (LM Studio, llama.cpp server, vLLM, a gateway). Its key, if
     any, is in the keyring under its id; `headers` hold no secrets."""
@@ -48,13 +56,7 @@ class CustomProvider(BaseModel):
     needs_key: bool = False
     headers: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("base_url")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        value = value.strip().rstrip("/")
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value
+    _http_url = field_validator("base_url")(http_base_url)
 
 
 class KnowledgeEmbedding(BaseModel):
@@ -68,13 +70,7 @@ class KnowledgeEmbedding(BaseModel):
     base_url: str
     key_name: str = ""
 
-    @field_validator("base_url")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        value = value.strip().rstrip("/")
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value
+    _http_url = field_validator("base_url")(http_base_url)
 
 
 class Settings(BaseModel):
