@@ -32,9 +32,11 @@ Measured, in one process, side by side with an idle baseline taken the same way:
 Targets (the issue): event-loop lag p99 < 50 ms while indexing; BM25 p95 <= 100 ms and hybrid p95 <= 200 ms at
 100,000 passages (the passage count is printed; fewer than 100,000 is said).
 
-    python bench/knowledge_index.py                              # 10,000 files, 200 MB: generate once (~2 min), run ~10 min
-    python bench/knowledge_index.py --files 1000 --megabytes 20  # a quick run (~1 min)
+    python bench/knowledge_index.py                              # 10,000 files, 200 MB: generated once (~30 s), ~5 min (2 cores)
+    python bench/knowledge_index.py --files 4400 --megabytes 90  # ~100,000 passages: the size the targets name
+    python bench/knowledge_index.py --files 1000 --megabytes 20  # a quick run (~30 s)
     python bench/knowledge_index.py --embed direct               # vectors computed in-process, the HTTP pass skipped
+    python bench/knowledge_index.py --diagnose-blocks 40         # + what the other threads ran whenever the loop stalled > 40 ms
     python bench/knowledge_index.py --profile-worker PATH        # + a cProfile of the indexing thread's first run
 
 Not part of the test run. Figures: notes/knowledge_bench.md (outside the repository)."""
@@ -757,7 +759,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the data folder (knowledge.sqlite3, vectors) and print where it is")
     parser.add_argument("--diagnose-blocks", type=float, default=0.0, metavar="MS",
                         help="when the GUI loop is held up longer than MS, dump every thread's stack (faulthandler) and summarise "
-                             "what the other threads were doing")
+                             "what the other threads were doing (re-arming the watchdog at each firing costs a little: use the plain "
+                             "run's lag figures)")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate_only:

@@ -1,7 +1,8 @@
 """Recall of the knowledge search on documents that are not ours: the Chinese design seeds (/work/shared/seeds/*.md)
-and the English documentation and source of four packages in this virtualenv's site-packages (httpx, markdown_it,
-pydantic, mcp: source files with long docstrings, indexed as "code"; pydantic ships its v1 copy too, so many answers
-have a near-twin elsewhere). Each is a source of its own, indexed with `index_source` as the app does.
+and the English documentation and source of five packages in this virtualenv's site-packages (httpx, markdown_it,
+pydantic, mcp, pygments: source files with long docstrings, indexed as "code"; pydantic ships its v1 copy too, so many
+answers have a near-twin elsewhere; pygments' ~340 files are mostly lexers full of keywords, distractors for the
+others). Each is a source of its own, indexed with `index_source` as the app does.
 
 The questions are in bench/knowledge_questions.json: Chinese ones about the seeds, English ones about the packages
 (natural questions and a few bare identifiers), and a few mixed (a Chinese question naming an English library), each
@@ -41,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 QUESTIONS = Path(__file__).with_name("knowledge_questions.json")
 SEEDS = Path("/work/shared/seeds")
-PACKAGES = ("httpx", "markdown_it", "pydantic", "mcp")
+PACKAGES = ("httpx", "markdown_it", "pydantic", "mcp", "pygments")
 EMBED_DIM = 384
 
 

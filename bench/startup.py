@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,6 +50,24 @@ def alive(pid: int, cmd: str) -> bool:
         return False
 
 
+def indexed_source(files: int) -> Path:
+    """A knowledge database holding one source of `files` files, indexed (cached in the temp folder beside the corpus)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.knowledge_index import ensure_corpus
+    from desktop_copilot.core.knowledge.indexer import index_source
+    from desktop_copilot.core.knowledge.library import FILE_NAME, KnowledgeLibrary
+
+    corpus, _manifest, _made = ensure_corpus(files, files * 0.02, 7)
+    folder = Path(tempfile.gettempdir()) / f"dc-startup-knowledge-{files}"
+    if not (folder / FILE_NAME).exists():
+        print(f"indexing {files:,} files into {folder} (cached for later runs) ...", flush=True)
+        library = KnowledgeLibrary.in_folder(folder)
+        index_source(library, library.add_source(corpus, "large"))
+        library.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        library.close()
+    return folder / FILE_NAME
+
+
 def launch(mode: Mode, python: str, env: dict[str, str], idle_s: float) -> dict:
     started = time.time()
     done = subprocess.run(
@@ -82,6 +101,9 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="the interpreter for every child (default: this one)")
     parser.add_argument("--json", type=Path, help="also write the suite's rows (figures, references, ratios, targets) here")
     parser.add_argument("--quick", action="store_true", help="3 launches of each kind, 4 s idle")
+    parser.add_argument("--knowledge-files", type=int, default=0, metavar="N",
+                        help="every home holds a knowledge source of N files (bench/knowledge_index.py's corpus, ~20 KB "
+                             "each), indexed beforehand: the window starts with a large source configured (0: none)")
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.idle = min(args.repeat, 3), min(args.idle, 4.0)
@@ -98,6 +120,7 @@ def main() -> None:
         modes.append(Mode(mcp, "copilot", root, args.mcp_servers, args.mcp_servers))
         if args.before:  # the older checkout ignores mcp.json: the honest baseline for "configured"
             modes.append(Mode("before+mcp.json", "copilot", args.before.resolve(), args.mcp_servers, 0))
+    knowledge = indexed_source(args.knowledge_files) if args.knowledge_files else None
     with tempfile.TemporaryDirectory(prefix="bench-home-") as tmp:
         base_env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TAVILY_", "DESKTOP_COPILOT_", "PYTHON"))}
         base_env.update(QT_QPA_PLATFORM="offscreen", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
@@ -108,6 +131,9 @@ def main() -> None:
             home.mkdir()
             if mode.configured:
                 write_mcp_json(home, mode.configured, args.python, demo_server)
+            if knowledge is not None:
+                (home / "data").mkdir(parents=True, exist_ok=True)
+                shutil.copy(knowledge, home / "data" / knowledge.name)
             envs[mode.label] = dict(base_env, DESKTOP_COPILOT_HOME=str(home), PYTHONPATH=str(mode.root))
         for mode in modes:  # warm-up: .pyc files, the OS file cache, the app's data directory
             launch(mode, args.python, envs[mode.label], args.idle)

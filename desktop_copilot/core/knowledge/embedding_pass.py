@@ -34,10 +34,17 @@ def vectors_folder(data_dir: Path) -> Path:
     return Path(data_dir) / VECTORS_FOLDER
 
 
-def _missing(library: KnowledgeLibrary, identity: str) -> list[tuple[str, str]]:
-    return library.db.execute(
-        "SELECT p.hash, min(p.text) FROM passages p WHERE NOT EXISTS"
-        " (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = p.hash) GROUP BY p.hash", (identity,)).fetchall()
+def _missing(library: KnowledgeLibrary, identity: str) -> list[str]:
+    """The hashes of the passages `identity` has not embedded yet (their texts are read a chunk at a time)."""
+    return [row[0] for row in library.db.execute(
+        "SELECT DISTINCT p.hash FROM passages p WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = p.hash)",
+        (identity,))]
+
+
+def _texts(library: KnowledgeLibrary, hashes: list[str]) -> list[tuple[str, str]]:
+    marks = ",".join("?" * len(hashes))
+    found = dict(library.db.execute(f"SELECT hash, min(text) FROM passages WHERE hash IN ({marks}) GROUP BY hash", hashes))
+    return [(digest, found[digest]) for digest in hashes if digest in found]
 
 
 async def embed_pending(library: KnowledgeLibrary, embedder: Embedder, folder: Path,
@@ -52,7 +59,7 @@ async def embed_pending(library: KnowledgeLibrary, embedder: Embedder, folder: P
     total = await asyncio.to_thread(lambda: library.db.execute("SELECT count(DISTINCT hash) FROM passages").fetchone()[0])
     report.cached = total - len(missing)
     for start in range(0, len(missing), CHUNK):
-        chunk = missing[start:start + CHUNK]
+        chunk = await asyncio.to_thread(_texts, library, missing[start:start + CHUNK])  # gone since: left out
         vectors = await embedder.embed([text for _, text in chunk])
 
         def write(chunk=chunk, vectors=vectors) -> None:
@@ -63,19 +70,21 @@ async def embed_pending(library: KnowledgeLibrary, embedder: Embedder, folder: P
         await asyncio.to_thread(write)
         report.embedded += len(chunk)
         progress(report.embedded, len(missing))
+    del missing
 
     def rebuild() -> int:
-        rows = library.db.execute("SELECT p.id, v.vector FROM passages p JOIN vectors v ON v.model = ? AND v.hash = p.hash"
-                                  " ORDER BY p.id", (identity,)).fetchall()
+        """The matrix written again when its rows differ from the index's; the vectors streamed from the database."""
+        join = "FROM passages p JOIN vectors v ON v.model = ? AND v.hash = p.hash"
+        ids = [row[0] for row in library.db.execute(f"SELECT p.id {join} ORDER BY p.id", (identity,))]
         current = VectorMatrix.open(folder, identity)
-        if current is not None and report.embedded == 0 and [int(i) for i in current.ids] == [r[0] for r in rows]:
-            current.close()
-            return 0
+        unchanged = current is not None and report.embedded == 0 and current.ids.tolist() == ids
         if current is not None:
             current.close()
-        built = VectorMatrix.build(folder, identity, [r[0] for r in rows], (from_blob(r[1]) for r in rows))
-        built.close()
-        return len(rows)
+        if unchanged:
+            return 0
+        rows = library.db.execute(f"SELECT v.vector {join} ORDER BY p.id", (identity,))
+        VectorMatrix.build(folder, identity, ids, (from_blob(row[0]) for row in rows)).close()
+        return len(ids)
 
     report.rows = await asyncio.to_thread(rebuild)
     return report

@@ -46,30 +46,38 @@ class SearchResult:
     """Why embeddings did not take part although configured (unreachable, …)."""
 
 
-def bm25_ranking(library: KnowledgeLibrary, question: str, source_ids: Sequence[int], limit: int = CANDIDATES) -> list[tuple[int, float]]:
-    """(passage id, BM25 score, higher better) of the passages of `source_ids`, best first."""
+def bm25_ranking(library: KnowledgeLibrary, question: str, source_ids: Sequence[int] | None,
+                 limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    """(passage id, BM25 score, higher better) of the passages of `source_ids` (None: every passage; ranked by the FTS
+    table alone, twice as fast as joined to the passages a filter needs), best first."""
     match = bm25_query(question)
-    if match is None or not source_ids:
+    if match is None or source_ids == []:
         return []
-    marks = ",".join("?" * len(source_ids))
-    rows = library.db.execute(
-        "SELECT fts.rowid, bm25(passages_fts) AS rank FROM passages_fts fts JOIN passages p ON p.id = fts.rowid"
-        f" JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ? AND f.source_id IN ({marks}) ORDER BY rank LIMIT ?",
-        (match, *source_ids, limit)).fetchall()
+    if source_ids is None:
+        rows = library.db.execute("SELECT rowid, bm25(passages_fts) AS rank FROM passages_fts WHERE passages_fts MATCH ?"
+                                  " ORDER BY rank LIMIT ?", (match, limit)).fetchall()
+    else:
+        marks = ",".join("?" * len(source_ids))
+        rows = library.db.execute(
+            "SELECT fts.rowid, bm25(passages_fts) AS rank FROM passages_fts fts JOIN passages p ON p.id = fts.rowid"
+            f" JOIN files f ON f.id = p.file_id WHERE passages_fts MATCH ? AND f.source_id IN ({marks}) ORDER BY rank LIMIT ?",
+            (match, *source_ids, limit)).fetchall()
     return [(row[0], -row[1]) for row in rows]
 
 
-def chosen_sources(library: KnowledgeLibrary, names: Collection[str] | None) -> list[int]:
-    """The ids of the enabled sources (of those named). KnowledgeError for a name no source has."""
-    enabled = [s for s in library.sources() if s.enabled]
+def chosen_sources(library: KnowledgeLibrary, names: Collection[str] | None) -> tuple[list[int], bool]:
+    """(the ids of the enabled sources, of those named when given; whether that is every source there is).
+    KnowledgeError for a name no switched-on source has."""
+    every = library.sources()
+    enabled = [s for s in every if s.enabled]
     if names is None:
-        return [s.id for s in enabled]
+        return [s.id for s in enabled], len(enabled) == len(every)
     wanted = {n.strip().casefold() for n in names}
     found = [s.id for s in enabled if s.name.casefold() in wanted]
     if not found:
         known = ", ".join(s.name for s in enabled) or "none is switched on"
         raise KnowledgeError(f"No switched-on knowledge source is called {', '.join(sorted(names))} (sources: {known}).")
-    return found
+    return found, len(found) == len(every)
 
 
 def _diverse(ranked: list[tuple[int, float]], rows: dict[int, PassageRow], top: int) -> list[tuple[int, float]]:
@@ -96,9 +104,8 @@ async def search_knowledge(library: KnowledgeLibrary, question: str, *, sources:
 
     top_k = max(1, min(int(top_k), MAX_TOP))
     result = SearchResult(question)
-    source_ids = await asyncio.to_thread(chosen_sources, library, sources)
-    every_source = sources is None and len(source_ids) == len(await asyncio.to_thread(library.sources))
-    bm25 = await asyncio.to_thread(bm25_ranking, library, question, source_ids)
+    source_ids, every_source = await asyncio.to_thread(chosen_sources, library, sources)
+    bm25 = await asyncio.to_thread(bm25_ranking, library, question, None if every_source else source_ids)
     vector: list[tuple[int, float]] = []
     if nearest is not None:
         try:
