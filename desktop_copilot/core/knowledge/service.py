@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,18 @@ SETTLE_S = 1.5
 
 AfterIndex = Callable[[str], None]
 """Called on the worker after a source was indexed (the embedding pass hooks in here)."""
+
+
+def release_freed_memory() -> None:
+    """Hand the heap memory a run freed back to the system (glibc keeps it otherwise: a walk of 10,000 files left the
+    window ~7 MB larger for good). Elsewhere a no-op."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # musl, or no libc by that name
+            pass
 
 
 class IndexingService:
@@ -82,6 +95,9 @@ class IndexingService:
                 self._report(Progress(source.name, finished=True, problems=[("", "indexing failed; see the log")]))
             finally:
                 self.current = None
+                if self._queue.empty():  # idle until the next change: give back what the run held
+                    self.library.close_thread()
+                    release_freed_memory()
         self.library.close_thread()
 
     def _report(self, progress: Progress) -> None:

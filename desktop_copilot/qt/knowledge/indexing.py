@@ -196,7 +196,19 @@ class KnowledgeIndexing(QObject):
             return
         if self._chores is None:
             self._chores = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knowledge-chores")
-        self._jobs.append(self._chores.submit(job))
+        self._jobs.append(self._chores.submit(self._tidily, job))
+
+    def _tidily(self, job: Callable[[], object]) -> object:
+        """A chore, then its thread's database connection closed and the memory it freed given back (a watch of a
+        large tree walks it once)."""
+        from desktop_copilot.core.knowledge.service import release_freed_memory
+
+        try:
+            return job()
+        finally:
+            if self.service is not None:
+                self.service.library.close_thread()
+            release_freed_memory()
 
     def _emit(self, signal: str, *args) -> None:
         """Emits from a worker thread, unless this object is gone or stopped (its queued slot runs on the GUI thread)."""
