@@ -888,10 +888,11 @@ def main() -> int:
     from desktop_copilot.core.knowledge.search import bm25_ranking, chosen_sources, search_knowledge
 
     probe.stop()
-    source_ids = chosen_sources(library, None)
+    source_ids, every_source = chosen_sources(library, None)
     loop = asyncio.new_event_loop()
     bm_first, bm_measured, bm_results = time_queries(lambda q: loop.run_until_complete(search_knowledge(library, q)), q_texts, args.rounds)
-    sql_first, sql_measured, _ = time_queries(lambda q: bm25_ranking(library, q, source_ids), q_texts, args.rounds)
+    sql_first, sql_measured, _ = time_queries(lambda q: bm25_ranking(library, q, None if every_source else source_ids),
+                                             q_texts, args.rounds)
     by_label: dict[str, list[float]] = {}
     for n, (lab, _) in enumerate(questions * args.rounds):
         by_label.setdefault(lab, []).append(bm_measured[n])

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from desktop_copilot.core.knowledge.library import FileRow, KnowledgeLibrary, SourceRow
+from desktop_copilot.core.knowledge.library import KnowledgeLibrary, SourceRow
 from desktop_copilot.core.knowledge.walk import Seen, walk_source
 
 log = logging.getLogger(__name__)
@@ -51,8 +51,30 @@ def passage_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def _unchanged(seen: Seen, known: FileRow | None) -> bool:
-    return known is not None and known.size == seen.size and known.mtime_ns == seen.mtime_ns
+def _changes(library: KnowledgeLibrary, source: SourceRow, full: bool) -> tuple[list[tuple[Seen, bool]], list[str], int]:
+    """(the files to read, each with whether the index knew it; the paths gone; how many files the walk found). The
+    walk goes into a temporary table and SQL finds the differences, so a large unchanged source costs no Python object
+    per file (10,000 of them left the window ~5 MB larger, the heap too fragmented to give it back)."""
+    db = library.db
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS walked(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, skip TEXT)")
+    try:
+        db.execute("BEGIN")
+        db.executemany("INSERT OR REPLACE INTO temp.walked VALUES (?, ?, ?, ?)",
+                       ((s.path, s.size, s.mtime_ns, s.skip_reason) for s in walk_source(source.root)))
+        db.execute("COMMIT")
+        to_read = [(Seen(*row[:4]), bool(row[4])) for row in db.execute(
+            "SELECT w.path, w.size, w.mtime_ns, w.skip, f.id IS NOT NULL FROM temp.walked w"
+            " LEFT JOIN files f ON f.source_id = ? AND f.path = w.path"
+            " WHERE ? OR f.id IS NULL OR f.size != w.size OR f.mtime_ns != w.mtime_ns ORDER BY w.path", (source.id, full))]
+        gone = [row[0] for row in db.execute(
+            "SELECT path FROM files f WHERE source_id = ? AND NOT EXISTS (SELECT 1 FROM temp.walked w WHERE w.path = f.path)",
+            (source.id,))]
+        walked = db.execute("SELECT count(*) FROM temp.walked").fetchone()[0]
+    finally:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        db.execute("DELETE FROM temp.walked")
+    return to_read, gone, walked
 
 
 def _read(source: SourceRow, seen: Seen) -> tuple[str, str, str, list[tuple]]:
@@ -89,17 +111,14 @@ def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = F
     """Bring the index of `source` up to date with its files (every file again with `full`)."""
     progress = Progress(source.name)
     report = on_progress or (lambda p: None)
-    known = library.files(source.id)
     try:
-        seen = {s.path: s for s in walk_source(source.root)}
+        to_read, gone, walked = _changes(library, source, full)
     except OSError as exc:
         progress.problems.append(("", f"the source cannot be read: {exc.strerror or exc}"))
         progress.finished = True
         report(progress)
         return progress
-    to_read = [s for s in seen.values() if full or not _unchanged(s, known.get(s.path))]
-    gone = [path for path in known if path not in seen]
-    progress.total, progress.unchanged = len(to_read), len(seen) - len(to_read)
+    progress.total, progress.unchanged = len(to_read), walked - len(to_read)
     report(progress)
 
     with library.transaction() as db:
@@ -117,7 +136,7 @@ def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = F
         pending.clear()
         report(progress)
 
-    for item in to_read:
+    for item, known in to_read:
         if should_stop():
             progress.stopped = True
             break
@@ -126,7 +145,7 @@ def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = F
         pending.append((item, read))
         if read[1] != "indexed":
             progress.problems.append((item.path, read[2]))
-        if item.path in known:
+        if known:
             progress.updated += 1
         else:
             progress.added += 1
