@@ -290,6 +290,8 @@ async def _ask(args: argparse.Namespace) -> int:
         finally:
             printer.flush()
         note_file_changes(session, sys.stderr)
+        if not args.json:
+            note_knowledge_sources(session, sys.stderr)
         return report_end(finished, session, sys.stderr)
     finally:
         await runtime.aclose()
@@ -309,6 +311,23 @@ def _choose_tools(runtime, conversation: Conversation, names: list[str]) -> str 
                 " (`desktop-copilot tools list`, `desktop-copilot tools enable NAME`)")
     conversation.tools = sorted(names)
     return None
+
+
+def note_knowledge_sources(session, err: TextIO) -> None:
+    """After a reply that searched the knowledge sources: the passages it cites (all it found when it cites none), each
+    with its file and location, as the window shows them under the reply."""
+    from desktop_copilot.core.conversation.statuses import Role
+    from desktop_copilot.core.knowledge.citing import reply_sources
+
+    messages = session.conversation.messages
+    last_user = max((i for i, m in enumerate(messages) if m.role is Role.USER), default=-1)
+    sources = reply_sources(messages[last_user + 1:])
+    if sources is None:
+        return
+    err.write("sources:\n" if sources.cited else "passages found:\n")
+    for passage in sources.passages:
+        err.write(f"  [{passage.number}] {passage.path} — {passage.location} · {passage.source}  ({passage.file})\n")
+    err.flush()
 
 
 def note_file_changes(session, err: TextIO) -> None:

@@ -98,6 +98,7 @@ def test_ask_answers_through_search_knowledge_and_the_history_keeps_the_passages
     result = run("ask", "At what temperature do I bake my sourdough?", env=env_for(loopback))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().startswith("Bake it at 230 degrees [1].")
+    assert f"sources:\n  [1] kitchen/bread.md — lines 1–3 · shelf  ({corpus / 'kitchen' / 'bread.md'})" in result.stderr
     first, second = requests(loopback)
     assert "search_knowledge" in {t["name"] for t in first["tools"]}
     (tool_result,) = [b for b in second["messages"][-1]["content"] if b.get("type") == "tool_result"]
