@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from desktop_copilot.core.keys.known_keys import KNOWN_KEYS, KeySpec
@@ -23,6 +24,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     setter.set_defaults(run=run_set)
 
     lister = actions.add_parser("list", help="show which keys are set and where from (never the values)")
+    lister.add_argument("--json", action="store_true", help="as JSON: the keyring's state and, per key, whether it is "
+                                                            "set and where from (never a value)")
+    lister.add_argument("--names", help=argparse.SUPPRESS)  # with --json: more key names (custom providers' ids)
     lister.set_defaults(run=run_list)
 
     deleter = actions.add_parser("delete", help="remove a key from the keyring")
@@ -127,8 +131,17 @@ def run_list(args: argparse.Namespace) -> int:
 
     store = _store()
     status = store.status()
-    print(f"Keyring: {status.describe()}")
     lookup = standard_lookup(store)
+    if getattr(args, "json", False):
+        keys = {}
+        extra = [n for n in (getattr(args, "names", None) or "").split(",") if n.strip()]
+        for name in dict.fromkeys([*KNOWN_KEYS, *(n.strip() for n in extra)]):
+            found = lookup.all_found(name)
+            keys[name] = {"set": bool(found), "from": found[0].source if found else None}
+        print(json.dumps({"keyring": {"usable": status.usable, "backend": status.backend, "problem": status.problem},
+                          "keys": keys}, ensure_ascii=False))
+        return EXIT_OK
+    print(f"Keyring: {status.describe()}")
     width = max(len(name) for name in KNOWN_KEYS)
     for name, spec in KNOWN_KEYS.items():
         found = lookup.all_found(name)

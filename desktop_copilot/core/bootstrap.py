@@ -7,6 +7,7 @@ from typing import Any
 
 from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.config.app_config import AppConfig, environment_overrides
+from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, standard_lookup
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
@@ -74,7 +75,11 @@ def apply_settings(runtime: Runtime, settings: Settings, **overrides: Any) -> No
 
 def keyring_warning(key_store: KeyringKeys) -> str | None:
     """Words for the user when no keyring is usable (keys then come from the environment only)."""
-    status = key_store.status()
+    return keyring_status_warning(key_store.status())
+
+
+def keyring_status_warning(status: KeyringStatus) -> str | None:
+    """`keyring_warning` for a status learned elsewhere (core/keys/presence.py: in a child process)."""
     if status.usable:
         return None
     env_vars = " / ".join(spec.env_var for spec in KNOWN_KEYS.values())

@@ -7,10 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from desktop_copilot.core.keys.blocking import in_keyring_thread
-
 if TYPE_CHECKING:
-    from desktop_copilot.core.keys.secrets import KeyLookup
     from desktop_copilot.core.runtime import Runtime
 
 QUICK_PROBE = 1.5
@@ -32,11 +29,6 @@ class Readiness:
         return bool(self.keyed or self.running or self.added)
 
 
-def _present(keys: KeyLookup, names: list[str]) -> set[str]:
-    """Runs on the keyring thread: every name asked once."""
-    return {name for name in names if keys.has(name)}
-
-
 async def local_servers_running(runtime: Runtime, timeout: float = QUICK_PROBE) -> dict[str, list[str]]:
     """The local servers of the table that list their models within `timeout` seconds (all asked at once)."""
     local = [spec.id for spec in runtime.providers().values() if spec.local and not spec.custom]
@@ -48,7 +40,7 @@ async def provider_readiness(runtime: Runtime, timeout: float = QUICK_PROBE) -> 
     """Which providers can answer: keys read in one hop to the keyring thread, the local servers probed together."""
     specs = list(runtime.providers().values())
     names = [spec.key_name for spec in specs if spec.key_name and (spec.needs_key or spec.custom)]
-    keyed = await in_keyring_thread(_present, runtime.keys, names)
+    keyed = {name for name, present in (await runtime.keys_present(names)).items() if present}
     running = await local_servers_running(runtime, timeout)
     added = {spec.id for spec in specs if spec.custom and (not spec.needs_key or spec.key_name in keyed)}
     cloud = {spec.id for spec in specs if spec.needs_key and not spec.custom and spec.key_name in keyed}

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import httpx
 
     from desktop_copilot.core.keys.keyring_store import KeyringKeys
+    from desktop_copilot.core.keys.presence import KeyPresence
     from desktop_copilot.core.knowledge.access import KnowledgeAccess
     from desktop_copilot.core.knowledge.embedding_pass import EmbeddingNearest
     from desktop_copilot.core.knowledge.embeddings import Embedder
@@ -80,6 +81,11 @@ def _look_up(keys: KeyLookup, names: list[str]) -> dict[str, FoundKey]:
     return {name: found for name in names if (found := keys.get(name)) is not None}
 
 
+def _present_map(keys: KeyLookup, names: list[str]) -> dict[str, bool]:
+    """Runs on the keyring thread: every name asked once."""
+    return {name: keys.has(name) for name in names}
+
+
 class ToolsHttpClient:
     """The tools' shared httpx client, made at its first request: httpx (which also loads its command-line tool's
     imports) and a certificate store cost 0.3–0.6 s of CPU that a run calling no web tool never needs."""
@@ -125,6 +131,9 @@ class Runtime:
         self.settings_file: SettingsFile | None = None
         self.key_store: KeyringKeys | None = None
         """Set by bootstrap.build_runtime: what the settings dialog edits and where keys are stored."""
+        self.key_presence: KeyPresence | None = None
+        """Which keys are set, as a child process found at start (`learn_key_presence`): used until the keyring is
+        opened in this process."""
         self.grants = GrantStore(None)
         """Standing tool permissions; bootstrap points it at permissions.json."""
         self.mcp_config: McpConfigFile | None = None
@@ -303,6 +312,29 @@ class Runtime:
             return None
         path = Path(folder).expanduser()
         return path if path.is_dir() else None
+
+    async def learn_key_presence(self) -> KeyPresence | None:
+        """Which keys are set and whether the keyring is usable, asked of a short-lived child process so this one does
+        not load the keyring libraries (~12 MB) before a key is needed. None when the keyring is already open here,
+        is not the machine's own (tests give one), or the child could not say."""
+        store = self.key_store
+        if store is None or store.loaded or not store.system_default:
+            return None
+        import asyncio
+
+        from desktop_copilot.core.keys.presence import presence_in_child
+
+        names = sorted({spec.key_name for spec in self.providers().values() if spec.key_name})
+        self.key_presence = await asyncio.to_thread(presence_in_child, names)
+        return self.key_presence
+
+    async def keys_present(self, names: list[str]) -> dict[str, bool]:
+        """Whether each key is set: from what the child process found while the keyring is not open in this process
+        (keys set this session counted), else read on the keyring thread."""
+        store, presence = self.key_store, self.key_presence
+        if store is not None and not store.loaded and presence is not None and set(names) <= presence.asked:
+            return {name: name in presence.present or store.session.get(name) is not None for name in names}
+        return await in_keyring_thread(_present_map, self.keys, names)
 
     def knowledge_library(self) -> KnowledgeLibrary:
         """The knowledge database (opened, and made if need be, at first use)."""

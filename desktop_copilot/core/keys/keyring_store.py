@@ -83,6 +83,19 @@ class KeyringKeys:
         self._status: KeyringStatus | None = None
         self._lock = threading.RLock()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the keyring was opened in this process (a key read, set or the status asked)."""
+        return self._status is not None
+
+    @property
+    def system_default(self) -> bool:
+        """The machine's keyring, which another process of the app sees too (not a backend given to this object, nor
+        one put in place of keyring's choice, as tests do)."""
+        from desktop_copilot.core.keys import keyring_backends
+
+        return self._given is None and default_backend is keyring_backends.default_backend
+
     def status(self, *, refresh: bool = False) -> KeyringStatus:
         """Resolves and probes the backend once (refresh=True checks again, e.g. after an unlock)."""
         with self._lock:

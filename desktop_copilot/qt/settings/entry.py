@@ -12,7 +12,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
-from desktop_copilot.core.bootstrap import apply_settings, keyring_warning, make_editable, start_mcp
+from desktop_copilot.core.bootstrap import apply_settings, keyring_status_warning, keyring_warning, make_editable, start_mcp
 from desktop_copilot.core.config.app_config import PROVIDER_ENV
 from desktop_copilot.core.config.settings import Settings, SettingsError, models_cache_now
 from desktop_copilot.core.readiness import provider_readiness
@@ -95,12 +95,15 @@ async def show_startup_notices(window: QMainWindow) -> WelcomeDialog | SettingsD
     has no key while another can answer, its row on Settings ▸ Providers. Returns the dialog it opened."""
     runtime = make_editable(_runtime(window))
     problems = list(runtime.warnings)
-    if (problem := await off_gui_thread(keyring_warning, runtime.key_store)) and problem not in problems:
+    presence = await runtime.learn_key_presence()  # the keyring's libraries load when a key is first read, not now
+    problem = (keyring_status_warning(presence.status) if presence is not None
+               else await off_gui_thread(keyring_warning, runtime.key_store))
+    if problem and problem not in problems:
         problems.append(problem)
     if problems:
         window.banner.show_error("\n\n".join(problems))
     default = runtime.spec(runtime.config.provider)
-    if (default.custom and not default.needs_key) or (default.needs_key and await off_gui_thread(runtime.keys.has, default.key_name)):
+    if (default.custom and not default.needs_key) or (default.needs_key and (await runtime.keys_present([default.key_name]))[default.key_name]):
         return None
     readiness = await provider_readiness(runtime)
     if not readiness.usable:

@@ -13,9 +13,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 from desktop_copilot.core.bootstrap import apply_settings
 from desktop_copilot.core.keys.redaction import redact
 from desktop_copilot.core.runtime import MissingKeyError
-from desktop_copilot.core.keys.secrets import KeyLookup
 from desktop_copilot.core.config.settings import SettingsError, models_cache_now
-from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.bridge.background import BackgroundTasks
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
@@ -33,11 +32,6 @@ def problem_in_words(exc: BaseException) -> str:
     detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return redact(QCoreApplication.translate("ModelPicker", "Could not list the models: {problem}").format(problem=detail) + (
         f" (HTTP {status})" if status else ""))
-
-
-def _keys_present(keys: KeyLookup, names: list[str]) -> dict[str, bool]:
-    """Runs on the keyring thread."""
-    return {name: keys.has(name) for name in names}
 
 
 @themed_style_sheet
@@ -177,7 +171,7 @@ class ModelPicker(QFrame):
         """Learn which providers' keys are present (read off the GUI thread); the popup follows."""
         runtime = self.runtime
         names = sorted({spec.key_name for spec in runtime.providers().values() if spec.key_name})
-        found = await off_gui_thread(_keys_present, runtime.keys, names)
+        found = await runtime.keys_present(names)
         if any(self.has_key.get(name) != present for name, present in found.items()):
             self.has_key.update(found)
             self._update_popup()

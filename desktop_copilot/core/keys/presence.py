@@ -1,0 +1,61 @@
+"""Which keys are set and whether the keyring is usable, learned in a short-lived child process
+(`desktop-copilot keys list --json`), so the window knows it without loading keyring, secretstorage and cryptography
+(~12 MB) until a key is first read."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from desktop_copilot.core.keys.keyring_backends import KeyringStatus
+
+log = logging.getLogger(__name__)
+
+CHILD_TIMEOUT_S = 60.0
+"""A locked keyring may ask the user to unlock it: the child waits as the window would have."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPresence:
+    status: KeyringStatus
+    present: frozenset[str]
+    """The key names set in the keyring or the environment (never a value)."""
+    asked: frozenset[str]
+    """The names the child was asked about (the known keys and the custom providers' ids)."""
+
+
+def child_command(names: list[str]) -> list[str]:
+    """The app itself, asked for `keys list --json` (the frozen app takes the command as its arguments)."""
+    command = ["keys", "list", "--json", "--names", ",".join(names)]
+    if getattr(sys, "frozen", False):
+        return [sys.executable, *command]
+    return [sys.executable, "-m", "desktop_copilot", *command]
+
+
+def parse_presence(text: str) -> KeyPresence | None:
+    try:
+        data = json.loads(text)
+        keyring = data["keyring"]
+        status = KeyringStatus(bool(keyring["usable"]), str(keyring.get("backend") or ""), keyring.get("problem"))
+        present = frozenset(name for name, key in data["keys"].items() if key.get("set"))
+        asked = frozenset(data["keys"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return KeyPresence(status, present, asked)
+
+
+def presence_in_child(names: list[str], timeout: float = CHILD_TIMEOUT_S) -> KeyPresence | None:
+    """Blocking (run it off the GUI thread); None when the child cannot say (the caller reads the keyring itself)."""
+    try:
+        done = subprocess.run(child_command(names), capture_output=True, text=True, encoding="utf-8", timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.info("the key check in a child process failed: %s", type(exc).__name__)
+        return None
+    presence = parse_presence(done.stdout) if done.returncode == 0 else None
+    if presence is None:
+        log.info("the key check in a child process said nothing usable (exit %s)", done.returncode)
+    return presence
