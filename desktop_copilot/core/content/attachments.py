@@ -26,6 +26,7 @@ from desktop_copilot.core.providers.attachment_limits import (
     human_size,
     problem,
 )
+from desktop_copilot.core.words import N_, tr
 
 MAX_IMAGE_BYTES = 20 * MB
 """The largest image any provider takes (OpenAI's); each provider's own limit is checked before sending."""
@@ -37,11 +38,11 @@ MAX_FILE_BYTES = max(MAX_IMAGE_BYTES, MAX_PDF_BYTES)
 """Nothing bigger is read at all."""
 
 _OTHER_FORMATS = (
-    (b"BM", "a BMP image", "Save it as PNG or JPEG and attach it again."),
-    (b"II*\x00", "a TIFF image", "Save it as PNG or JPEG and attach it again."),
-    (b"MM\x00*", "a TIFF image", "Save it as PNG or JPEG and attach it again."),
-    (b"PK\x03\x04", "a ZIP archive (or an Office document)", "Save it as PDF or plain text and attach that."),
-    (b"\xd0\xcf\x11\xe0", "an old Office document", "Save it as PDF or plain text and attach that."),
+    (b"BM", N_("a BMP image"), N_("Save it as PNG or JPEG and attach it again.")),
+    (b"II*\x00", N_("a TIFF image"), N_("Save it as PNG or JPEG and attach it again.")),
+    (b"MM\x00*", N_("a TIFF image"), N_("Save it as PNG or JPEG and attach it again.")),
+    (b"PK\x03\x04", N_("a ZIP archive (or an Office document)"), N_("Save it as PDF or plain text and attach that.")),
+    (b"\xd0\xcf\x11\xe0", N_("an old Office document"), N_("Save it as PDF or plain text and attach that.")),
 )
 
 
@@ -136,36 +137,41 @@ def read_attachment(path: str | os.PathLike[str]) -> Attachment:
     try:
         info = path.stat()
     except OSError as exc:
-        raise AttachmentError(f"{path.name or path} cannot be read ({exc.strerror or exc}). Check that the file exists.") from None
+        raise AttachmentError((tr("{name} cannot be read ({strerror}). Check that the file exists.")
+                               .format(name=path.name or path, strerror=exc.strerror or exc))) from None
     if not stat.S_ISREG(info.st_mode):
-        raise AttachmentError(f"{path.name or path} is not a file. Attach files, not folders or devices.")
+        raise AttachmentError(tr("{name} is not a file. Attach files, not folders or devices.").format(name=path.name or path))
     if info.st_size > MAX_FILE_BYTES:
-        raise AttachmentError(f"{path.name} is {human_size(info.st_size)}; attachments can be at most {human_size(MAX_FILE_BYTES)}.")
+        raise AttachmentError((tr("{name} is {st_size}; attachments can be at most {max_file_bytes}.")
+                               .format(name=path.name, st_size=human_size(info.st_size), max_file_bytes=human_size(MAX_FILE_BYTES))))
     try:
         with path.open("rb") as file:
             data = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise AttachmentError(f"{path.name} cannot be read ({exc.strerror or exc}).") from None
+        raise AttachmentError(tr("{name} cannot be read ({strerror}).").format(name=path.name, strerror=exc.strerror or exc)) from None
     if len(data) > MAX_FILE_BYTES:
-        raise AttachmentError(f"{path.name} is bigger than {human_size(MAX_FILE_BYTES)}, the most an attachment can be.")
+        raise AttachmentError((tr("{name} is bigger than {max_file_bytes}, the most an attachment can be.")
+                               .format(name=path.name, max_file_bytes=human_size(MAX_FILE_BYTES))))
     return attachment_from_bytes(data, path.name)
 
 
 def attachment_from_bytes(data: bytes, name: str) -> Attachment:
     """`data` (a file's bytes, or an image pasted from the clipboard) as an attachment block named `name`."""
     if not data:
-        raise AttachmentError(f"{name} is empty: there is nothing to attach.")
+        raise AttachmentError(tr("{name} is empty: there is nothing to attach.").format(name=name))
     media_type = sniff(data)
     if media_type == PDF:
         if len(data) > MAX_PDF_BYTES:
-            raise AttachmentError(f"{name} is {human_size(len(data))}; PDFs can be at most {human_size(MAX_PDF_BYTES)}. Split it and attach the part you need.")
+            raise AttachmentError((tr("{name} is {data}; PDFs can be at most {max_pdf_bytes}. Split it and attach the part you need.")
+                                   .format(name=name, data=human_size(len(data)), max_pdf_bytes=human_size(MAX_PDF_BYTES))))
         return DocumentBlock(data=_b64(data), name=name, size=len(data), pages=pdf_pages(data))
     if media_type is not None:
         if len(data) > MAX_IMAGE_BYTES:
-            raise AttachmentError(f"{name} is {human_size(len(data))}; images can be at most {human_size(MAX_IMAGE_BYTES)}. Scale it down and attach it again.")
+            raise AttachmentError((tr("{name} is {data}; images can be at most {max_image_bytes}. Scale it down and attach it again.")
+                                   .format(name=name, data=human_size(len(data)), max_image_bytes=human_size(MAX_IMAGE_BYTES))))
         width, height = image_dimensions(data, media_type)
         if not width or not height:
-            raise AttachmentError(f"{name} looks like an image but its size cannot be read: the file may be damaged.")
+            raise AttachmentError(tr("{name} looks like an image but its size cannot be read: the file may be damaged.").format(name=name))
         return ImageBlock(media_type=media_type, data=_b64(data), name=name, size=len(data), width=width, height=height)
     return TextFileBlock(name=name, text=_text_of(data, name), size=len(data))
 
@@ -173,12 +179,15 @@ def attachment_from_bytes(data: bytes, name: str) -> Attachment:
 def _text_of(data: bytes, name: str) -> str:
     for signature, what, advice in _OTHER_FORMATS:
         if data.startswith(signature):
-            raise AttachmentError(f"{name} is {what}, which cannot be attached. {advice}")
+            raise AttachmentError(tr("{name} is {what}, which cannot be attached. {advice}").format(name=name, what=tr(what), advice=tr(advice)))
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     if not utf16 and b"\x00" in data[:8192]:
-        raise AttachmentError(f"{name} is not a text file, an image or a PDF. Attach images (PNG, JPEG, GIF, WebP), PDFs, or text and code files.")
+        raise AttachmentError((tr("{name} is not a text file, an image or a PDF. Attach images (PNG, JPEG, GIF, WebP), PDFs, or text "
+                                  "and code files.")
+                               .format(name=name)))
     if len(data) > MAX_TEXT_BYTES:
-        raise AttachmentError(f"{name} is {human_size(len(data))} of text; a text file can be at most {human_size(MAX_TEXT_BYTES)}. Attach the part you need.")
+        raise AttachmentError((tr("{name} is {data} of text; a text file can be at most {max_text_bytes}. Attach the part you need.")
+                               .format(name=name, data=human_size(len(data)), max_text_bytes=human_size(MAX_TEXT_BYTES))))
     return _decode(data, "utf-16" if utf16 else "utf-8-sig", name)
 
 
@@ -186,7 +195,8 @@ def _decode(data: bytes, encoding: str, name: str) -> str:
     try:
         return data.decode(encoding)
     except UnicodeDecodeError:
-        raise AttachmentError(f"{name} is not UTF-8 text, an image or a PDF. Save it as UTF-8 text (or PDF) and attach it again.") from None
+        raise AttachmentError((tr("{name} is not UTF-8 text, an image or a PDF. Save it as UTF-8 text (or PDF) and attach it again.")
+                               .format(name=name))) from None
 
 
 def _b64(data: bytes) -> str:
@@ -205,6 +215,7 @@ def check_sendable(history: Sequence[Message], new: Sequence[Attachment], limits
         total = sum(attachment_bytes(block) for block in [*earlier, *new])
         if total > limits.request_bytes:
             raise AttachmentError(
-                f"The attachments of this conversation come to {human_size(total)}; {limits.provider} takes "
-                f"{human_size(limits.request_bytes)} in one request. Attach fewer or smaller files, or start a new conversation for them."
+                (tr("The attachments of this conversation come to {total}; {provider} takes {request_bytes} in one "
+                    "request. Attach fewer or smaller files, or start a new conversation for them.")
+                 .format(total=human_size(total), provider=limits.provider, request_bytes=human_size(limits.request_bytes)))
             )

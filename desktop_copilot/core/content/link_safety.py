@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from urllib.parse import SplitResult, unquote, urlsplit
+from desktop_copilot.core.words import tr
 
 ALLOWED_SCHEMES = ("http", "https", "mailto")
 MAX_URL_LENGTH = 4096
@@ -82,19 +83,19 @@ def display_host(url: str) -> str:
     if is_allowed(url):
         return url_host(url)
     if scheme in ("http", "https", "mailto"):
-        return "unusable address"
+        return tr("unusable address")
     if scheme == "data":
-        return "embedded data"
+        return tr("embedded data")
     if scheme == "file" or not scheme or len(scheme) == 1:  # "C:" is a Windows drive, not a scheme
-        return "local file"
-    return f"{visible_form(scheme)}: link"
+        return tr("local file")
+    return tr("{scheme}: link").format(scheme=visible_form(scheme))
 
 
 def image_label(alt: str, src: str) -> str:
     """What an image becomes in the transcript: "🖼 chart (example.com)" or "🖼 chart (local file, not shown)"."""
-    alt = "".join(visible_form(ch) if ch in BIDI_CONTROLS else ch for ch in " ".join(alt.split())) or "image"
+    alt = "".join(visible_form(ch) if ch in BIDI_CONTROLS else ch for ch in " ".join(alt.split())) or tr("image")
     where = display_host(src)
-    return f"🖼 {alt} ({where})" if is_allowed(src) else f"🖼 {alt} ({where}, not shown)"
+    return f"🖼 {alt} ({where})" if is_allowed(src) else tr("🖼 {alt} ({where}, not shown)").format(alt=alt, where=where)
 
 
 def visible_form(text: str) -> str:
@@ -131,16 +132,20 @@ def needs_confirmation(visible_text: str, url: str) -> str | None:
     naming another host than the target's."""
     host = url_host(url)
     if _has_bidi(url) or _has_bidi(visible_text):
-        return "The link contains invisible characters that change the direction of the text, so what it shows may not be where it goes."
+        return tr("The link contains invisible characters that change the direction of the text, so what it shows may "
+                  "not be where it goes.")
     labels = host.split(".")
     if any(label.startswith("xn--") for label in labels) or not host.isascii():
         pretty = unicode_host(host)
-        mixed = " and mixes alphabets" if any(len(_scripts(label)) > 1 for label in pretty.split(".")) else ""
-        return f"The address uses international characters{mixed}: “{visible_form(pretty)}” is really {host}, which may imitate another site."
+        words = tr("The address uses international characters and mixes alphabets: “{shown}” is really {host}, which may imitate "
+                   "another site.") if any(len(_scripts(label)) > 1 for label in pretty.split(".")) else tr(
+            "The address uses international characters: “{shown}” is really {host}, which may imitate another site.")
+        return words.format(shown=visible_form(pretty), host=host)
     parts = _split(url)
     if parts is not None and parts.scheme.lower() != "mailto" and "@" in parts.netloc:
-        return f"The address has a user name before the host: it opens {host}, not {visible_form(parts.netloc.rpartition('@')[0])}."
+        return (tr("The address has a user name before the host: it opens {host}, not {user}.")
+                .format(host=host, user=visible_form(parts.netloc.rpartition('@')[0])))
     named = host_named_by(visible_text)
     if named and host and not _same_site(named, host):
-        return f"The link text shows {visible_form(named)}, but the link opens {host}."
+        return tr("The link text shows {named}, but the link opens {host}.").format(named=visible_form(named), host=host)
     return None

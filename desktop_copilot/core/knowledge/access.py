@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from desktop_copilot.core.words import tr
 
 if TYPE_CHECKING:
     from desktop_copilot.core.knowledge.library import KnowledgeLibrary
@@ -31,6 +32,7 @@ class KnowledgeAccess:
             if self.own_sources is not None and asked.strip().casefold() not in {s.casefold() for s in self.own_sources}:
                 from desktop_copilot.core.knowledge.library import KnowledgeError
 
-                raise KnowledgeError(f"This conversation searches only {', '.join(sorted(self.own_sources))}; “{asked}” is not one of them.")
+                raise KnowledgeError((tr("This conversation searches only {own_sources}; “{asked}” is not one of them.")
+                                      .format(own_sources=', '.join(sorted(self.own_sources)), asked=asked)))
             return [asked.strip()]
         return sorted(self.own_sources) if self.own_sources is not None else None

@@ -9,6 +9,8 @@ import zlib
 from xml.etree import ElementTree
 
 from desktop_copilot.core.knowledge.extract_units import HARD, SOFT, HeadingPath, Paragraph, Passage, UnreadableFile, pack, paragraph_units
+from desktop_copilot.core.knowledge.reasons import DAMAGED_DOCX
+from desktop_copilot.core.words import N_
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _P, _TBL, _TR, _TC, _T, _TAB, _BR, _CR = (_W + n for n in ("p", "tbl", "tr", "tc", "t", "tab", "br", "cr"))
@@ -54,18 +56,18 @@ def _parse(archive: zipfile.ZipFile, name: str):
     with archive.open(name) as stream:
         while chunk := stream.read(CHUNK):
             if fed == 0 and (b"<!DOCTYPE" in chunk[:4096] or b"<!ENTITY" in chunk[:4096]):
-                raise UnreadableFile(f"damaged DOCX: {name} declares entities")
+                raise UnreadableFile(DAMAGED_DOCX.format(why=f"{name} declares entities"))
             fed += len(chunk)
             if fed > MAX_XML_BYTES:
                 raise UnreadableFile(f"too large to index ({name} is over {MAX_XML_BYTES // (1024 * 1024)} MB unpacked)")
             try:
                 parser.feed(chunk)
             except ElementTree.ParseError as exc:
-                raise UnreadableFile(f"damaged DOCX: {exc}") from None
+                raise UnreadableFile(DAMAGED_DOCX.format(why=exc)) from None
     try:
         return parser.close()
     except ElementTree.ParseError as exc:
-        raise UnreadableFile(f"damaged DOCX: {exc}") from None
+        raise UnreadableFile(DAMAGED_DOCX.format(why=exc)) from None
 
 
 def _text(paragraph) -> str:
@@ -154,15 +156,15 @@ def docx_paragraphs(path) -> list[Paragraph]:
     table cells too); each table row is one paragraph of its own, "cell | cell"."""
     with open(path, "rb") as handle:
         if handle.read(8) == _OLE_MAGIC:
-            raise UnreadableFile("encrypted DOCX (or an old Word file renamed .docx)")
+            raise UnreadableFile(N_("encrypted DOCX (or an old Word file renamed .docx)"))
     try:
         with zipfile.ZipFile(path) as archive:
             levels = _heading_levels(archive)
             root = _parse(archive, "word/document.xml")
     except KeyError:
-        raise UnreadableFile("damaged DOCX: no word/document.xml") from None
+        raise UnreadableFile(DAMAGED_DOCX.format(why="no word/document.xml")) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
-        raise UnreadableFile(f"damaged DOCX: {exc}") from None
+        raise UnreadableFile(DAMAGED_DOCX.format(why=exc)) from None
     reader = _Reader(levels)
     body = root.find(_W + "body")
     if body is not None:

@@ -9,15 +9,17 @@ from pathlib import Path
 
 from desktop_copilot.core.knowledge.extract_text import paragraph_blocks, split_lines
 from desktop_copilot.core.knowledge.extract_units import HARD, HeadingPath, Passage, UnreadableFile, line_units, pack
+from desktop_copilot.core.knowledge.reasons import DAMAGED_PDF
+from desktop_copilot.core.words import N_
 
 _PDFIUM = threading.Lock()
 """PDFium is not thread-safe: one document at a time, whichever thread reads it."""
 _NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _LOAD_ERRORS = {
-    2: "the file could not be opened",
-    3: "damaged PDF: not a readable PDF file",
-    4: "encrypted PDF (needs a password)",
-    5: "encrypted PDF (unsupported security scheme)",
+    2: N_("the file could not be opened"),
+    3: DAMAGED_PDF.format(why=N_("not a readable PDF file")),
+    4: N_("encrypted PDF (needs a password)"),
+    5: N_("encrypted PDF (unsupported security scheme)"),
 }
 MAX_OUTLINE = 10_000
 
@@ -26,7 +28,7 @@ def _open(pdfium, path: Path):
     try:
         return pdfium.PdfDocument(Path(path))
     except pdfium.PdfiumError as exc:
-        raise UnreadableFile(_LOAD_ERRORS.get(exc.err_code, f"damaged PDF: {exc}")) from None
+        raise UnreadableFile(_LOAD_ERRORS.get(exc.err_code, DAMAGED_PDF.format(why=exc))) from None
 
 
 def _outline(doc) -> tuple[list[int], list[str]]:
@@ -63,7 +65,7 @@ def pdf_pages(path: Path) -> list[tuple[str, str]]:
     try:
         import pypdfium2 as pdfium
     except ImportError:
-        raise UnreadableFile("PDF support is not installed (pypdfium2)") from None
+        raise UnreadableFile(N_("PDF support is not installed (pypdfium2)")) from None
 
     with _PDFIUM:
         doc = _open(pdfium, path)
@@ -77,7 +79,7 @@ def pdf_pages(path: Path) -> list[tuple[str, str]]:
                 where = bisect_right(starts, index) - 1
                 pages.append((_page_text(doc, index), paths[where] if where >= 0 else ""))
         except pdfium.PdfiumError as exc:
-            raise UnreadableFile(f"damaged PDF: {exc}") from None
+            raise UnreadableFile(DAMAGED_PDF.format(why=exc)) from None
         finally:
             doc.close()
     return pages
@@ -86,7 +88,7 @@ def pdf_pages(path: Path) -> list[tuple[str, str]]:
 def pdf_passages(path: Path, max_chars: int) -> list[Passage]:
     pages = pdf_pages(path)
     if not any(text.strip() for text, _ in pages):
-        raise UnreadableFile("no text layer (scanned PDF?)")
+        raise UnreadableFile(N_("no text layer (scanned PDF?)"))
     passages: list[Passage] = []
     for number, (text, heading) in enumerate(pages, 1):
         units = line_units([line.strip() for line in split_lines(text)], max_chars)

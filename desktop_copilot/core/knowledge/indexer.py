@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from desktop_copilot.core.knowledge.library import KnowledgeLibrary, SourceRow
 from desktop_copilot.core.knowledge.walk import Seen, walk_source
+from desktop_copilot.core.knowledge.reasons import BINARY, PARSER_FAILED, TOO_LARGE, UNREADABLE
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ def _read(source: SourceRow, seen: Seen) -> tuple[str, str, str, list[tuple]]:
     if seen.skip_reason:
         return "", "skipped", seen.skip_reason, []
     if seen.size > source.max_file_mb * 1024 * 1024:
-        return "", "skipped", f"larger than the {source.max_file_mb} MB size cap ({seen.size / 1024 / 1024:.0f} MB)", []
+        return "", "skipped", TOO_LARGE.format(cap=source.max_file_mb, size=f"{seen.size / 1024 / 1024:.0f}"), []
     file = source.root if source.is_file else source.root / seen.path
     kind = extract.kind_of(file)
     try:
@@ -92,16 +93,16 @@ def _read(source: SourceRow, seen: Seen) -> tuple[str, str, str, list[tuple]]:
             with open(file, "rb") as handle:
                 sample = handle.read(SNIFF_BYTES)
             if extract.looks_binary(sample):
-                return kind or "", "skipped", "binary file", []
+                return kind or "", "skipped", BINARY, []
             kind = kind or "text"
         passages = extract.extract_passages(file, kind)
     except extract.UnreadableFile as exc:
         return kind or "", "failed", str(exc), []
     except OSError as exc:
-        return kind or "", "failed", f"could not be read: {exc.strerror or exc}", []
+        return kind or "", "failed", UNREADABLE.format(why=exc.strerror or exc), []
     except Exception as exc:  # a parser's own bug or a file it chokes on: that file fails, indexing goes on
         log.warning("knowledge: %s could not be cut into passages", file, exc_info=True)
-        return kind or "", "failed", f"could not be read ({type(exc).__name__})", []
+        return kind or "", "failed", PARSER_FAILED.format(error=type(exc).__name__), []
     rows = [(p.start_line, p.end_line, p.page, p.heading, p.text, passage_hash(p.text)) for p in passages if p.text.strip()]
     return kind, "indexed", "", rows
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_copilot.core.storage.search import segment
+from desktop_copilot.core.words import tr
 
 FILE_NAME = "knowledge.sqlite3"
 SCHEMA_VERSION = 1
@@ -147,7 +148,7 @@ def fts_body(path: str, heading: str, text: str) -> str:
 def valid_name(name: str) -> str:
     name = " ".join(name.split())
     if not NAME_PATTERN.match(name):
-        raise KnowledgeError(f"“{name}” cannot name a source: use 1–64 characters, without slashes.")
+        raise KnowledgeError(tr("“{name}” cannot name a source: use 1–64 characters, without slashes.").format(name=name))
     return name
 
 
@@ -219,15 +220,15 @@ class KnowledgeLibrary:
         try:
             root = root.resolve(strict=True)
         except (OSError, RuntimeError):
-            raise KnowledgeError(f"{path} does not exist: give a folder or a file that is there.") from None
+            raise KnowledgeError(tr("{path} does not exist: give a folder or a file that is there.").format(path=path)) from None
         if not (root.is_dir() or root.is_file()):
-            raise KnowledgeError(f"{root} is neither a folder nor a file.")
+            raise KnowledgeError(tr("{root} is neither a folder nor a file.").format(root=root))
         name = valid_name(name or root.name or str(root))
         for source in self.sources():
             if source.name.casefold() == name.casefold():
-                raise KnowledgeError(f"A source is already called “{source.name}”: choose another name (--name).")
+                raise KnowledgeError(tr("A source is already called “{name}”: choose another name (--name).").format(name=source.name))
             if Path(source.path) == root:
-                raise KnowledgeError(f"{root} is already the source “{source.name}”.")
+                raise KnowledgeError(tr("{root} is already the source “{name}”.").format(root=root, name=source.name))
         with self.transaction() as db:
             db.execute("INSERT INTO sources(name, path, max_file_mb, added_at) VALUES (?, ?, ?, ?)",
                        (name, str(root), max_file_mb, time.time()))
@@ -246,7 +247,7 @@ class KnowledgeLibrary:
             if source.name.casefold() == name.strip().casefold():
                 return source
         known = ", ".join(s.name for s in self.sources()) or "none yet"
-        raise KnowledgeError(f"No knowledge source is called “{name}” (sources: {known}).")
+        raise KnowledgeError(tr("No knowledge source is called “{name}” (sources: {known}).").format(name=name, known=known))
 
     def has_enabled_sources(self) -> bool:
         return self.db.execute("SELECT 1 FROM sources WHERE enabled LIMIT 1").fetchone() is not None

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from desktop_copilot.core.knowledge.library import KnowledgeError, KnowledgeLibrary, PassageRow
 from desktop_copilot.core.knowledge.query import bm25_query, fuse
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,8 @@ def chosen_sources(library: KnowledgeLibrary, names: Collection[str] | None) -> 
     found = [s.id for s in enabled if s.name.casefold() in wanted]
     if not found:
         known = ", ".join(s.name for s in enabled) or "none is switched on"
-        raise KnowledgeError(f"No switched-on knowledge source is called {', '.join(sorted(names))} (sources: {known}).")
+        raise KnowledgeError((tr("No switched-on knowledge source is called {names} (sources: {known}).")
+                              .format(names=', '.join(sorted(names)), known=known)))
     return found, len(found) == len(every)
 
 
@@ -114,7 +116,7 @@ async def search_knowledge(library: KnowledgeLibrary, question: str, *, sources:
             result.hybrid = True
         except Exception as exc:  # offline, a wrong key, a model gone: BM25 still answers
             log.info("knowledge: embeddings not used for this search: %s", exc)
-            result.note = f"Searched by words only: {exc}"
+            result.note = tr("Searched by words only: {exc}").format(exc=exc)
     if result.hybrid:
         bm25_ids, vector_ids = [i for i, _ in bm25], [i for i, _ in vector]
         ranked = fuse([bm25_ids, vector_ids])

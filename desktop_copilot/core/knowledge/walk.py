@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from desktop_copilot.core.words import N_
 
 NOT_ENTERED = frozenset({".git", ".hg", ".svn", ".bzr", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache",
                          ".pytest_cache", ".ruff_cache", ".idea", ".vscode", ".DS_Store", ".cache", ".gradle"})
 SECRET_FILES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_ed25519*", "id_ecdsa*", ".netrc",
                 ".npmrc", ".pypirc", "*.kdbx", "credentials*.json")
 """Files left out of every source, since they usually hold passwords or keys (listed as skipped, with this reason)."""
-SECRET_REASON = "may hold secrets (left out on purpose)"
+SECRET_REASON = N_("may hold secrets (left out on purpose)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from desktop_copilot.core.keys.key_values import HTTP_HEADER_NAME
 from desktop_copilot.core.mcp.secret_store import KeyringSecrets, McpConfigError, McpNameError, McpSecrets, SecretStoreError
 from desktop_copilot.core.mcp.server_config import SECRET_REF, SERVER_NAME, McpServerConfig, secret_entry, secret_ref
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.words import tr
 
 if TYPE_CHECKING:
 
@@ -43,7 +44,7 @@ def mcp_json_path(paths: AppPaths) -> Path:
 
 def check_server_name(name: str) -> str:
     if not SERVER_NAME.match(name):
-        raise McpNameError(f"{name!r} cannot be a server name: use {NAME_RULE}.")
+        raise McpNameError(tr("{name!r} cannot be a server name: use {name_rule}.").format(name=name, name_rule=NAME_RULE))
     return name
 
 
@@ -51,18 +52,23 @@ def check_secret(where: str, key: str, value: str) -> None:
     """Refuses a key or value the keyring or the server could not take; the message names the key, never the value."""
     label = "environment variable" if where == "env" else "header"
     if where == "env" and (not key or "=" in key or "\0" in key):
-        raise McpConfigError(f"{key!r} cannot be an environment variable name: it must be non-empty, without '=' (e.g. API_TOKEN).")
+        raise McpConfigError((tr("{key!r} cannot be an environment variable name: it must be non-empty, without '=' (e.g. API_TOKEN).")
+                              .format(key=key)))
     if where == "headers" and not HTTP_HEADER_NAME.match(key):
-        raise McpConfigError(f"{key!r} cannot be a header name: use letters, digits and '-' (e.g. Authorization or X-Api-Key).")
+        raise McpConfigError((tr("{key!r} cannot be a header name: use letters, digits and '-' (e.g. Authorization or X-Api-Key).")
+                              .format(key=key)))
     if "\0" in value or (where == "headers" and ("\r" in value or "\n" in value)):
-        raise McpConfigError(f"the value of the {label} {key} contains a line break or a NUL character; give it on one line.")
+        raise McpConfigError((tr("the value of the {label} {key} contains a line break or a NUL character; give it on one line.")
+                              .format(label=label, key=key)))
     encoding = "utf-16-le" if sys.platform == "win32" else "utf-8"
     try:
         size = len(value.encode(encoding))
     except UnicodeEncodeError:  # a lone surrogate: from a "\ud800" escape, or a command line's undecodable bytes
-        raise McpConfigError(f"the value of the {label} {key} holds a character that is not Unicode text.") from None
+        raise McpConfigError(tr("the value of the {label} {key} holds a character that is not Unicode text.").format(label=label, key=key)) from None
     if size > MAX_SECRET_BYTES:
-        raise McpConfigError(f"the value of the {label} {key} is {size:,} bytes long; a keyring entry holds at most {MAX_SECRET_BYTES:,}.")
+        raise McpConfigError((tr("the value of the {label} {key} is {size:,} bytes long; a keyring entry holds at most "
+                                 "{max_secret_bytes:,}.")
+                              .format(label=label, key=key, size=size, max_secret_bytes=MAX_SECRET_BYTES)))
 
 
 def referenced_entries(server: str, entry: dict[str, Any] | McpServerConfig) -> set[str]:
@@ -174,7 +180,8 @@ class McpConfigFile:
             return []
         except McpConfigError as exc:
             self._unusable = True
-            self.problem = f"{exc} No MCP servers are used, and the app does not change the file until it is fixed or removed."
+            self.problem = (tr("{exc} No MCP servers are used, and the app does not change the file until it is fixed or removed.")
+                            .format(exc=exc))
             log.warning("%s", self.problem)
             return []
         self._document = document
@@ -187,8 +194,9 @@ class McpConfigFile:
         if self.invalid:
             listed = "; ".join(f"{name!r}: {reason}" for name, reason in self.invalid.items())
             self.problem = (
-                f"{self.path}: {len(self.invalid)} MCP server(s) cannot be used: {listed}. Fix them in the file or remove them "
-                "with `desktop-copilot mcp remove NAME`; the other servers work."
+                (tr("{path}: {invalid} MCP server(s) cannot be used: {listed}. Fix them in the file or remove them with "
+                    "`desktop-copilot mcp remove NAME`; the other servers work.")
+                 .format(path=self.path, invalid=len(self.invalid), listed=listed))
             )
             log.warning("%s", self.problem)
         return self._configs()
@@ -208,7 +216,7 @@ class McpConfigFile:
     def save(self) -> None:
         """Writes the servers as they are held now, atomically; refuses to overwrite a file that could not be read."""
         if self._unusable:
-            raise McpConfigError(f"{self.problem} Nothing was changed.")
+            raise McpConfigError(tr("{problem} Nothing was changed.").format(problem=self.problem))
         servers = {
             name: entry.model_dump(mode="json", by_alias=True, exclude_defaults=True) if isinstance(entry, McpServerConfig) else entry
             for name, entry in self._entries.items()
@@ -218,7 +226,8 @@ class McpConfigFile:
         try:
             write_atomically(self.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n", private=True)
         except OSError as exc:
-            raise McpConfigError(f"{self.path} could not be written ({exc.strerror or exc}); nothing was changed.") from None
+            raise McpConfigError((tr("{path} could not be written ({strerror}); nothing was changed.")
+                                  .format(path=self.path, strerror=exc.strerror or exc))) from None
 
     def add(self, config: McpServerConfig, *, replace: bool = False) -> McpServerConfig:
         """Adds (or with `replace`, replaces) `config` under `config.name`; plain env and header values go to the keyring
@@ -228,8 +237,9 @@ class McpConfigFile:
         old = self._entries.get(config.name)
         if old is not None and not replace:
             raise McpNameError(
-                f"there is already an MCP server named {config.name!r}; remove it first (`desktop-copilot mcp remove {config.name}`) "
-                "or pick another name."
+                (tr("there is already an MCP server named {name!r}; remove it first (`desktop-copilot mcp remove {name}`) "
+                    "or pick another name.")
+                 .format(name=config.name))
             )
         writes = _SecretWrites(self.secrets)
         try:
@@ -261,7 +271,8 @@ class McpConfigFile:
         self._load_for_change()
         entry = self._find(name)
         if not isinstance(entry, McpServerConfig):
-            raise McpConfigError(f"the MCP server {name!r} cannot be used ({self.invalid[name]}); fix it in {self.path} first.")
+            raise McpConfigError((tr("the MCP server {name!r} cannot be used ({invalid}); fix it in {path} first.")
+                                  .format(name=name, invalid=self.invalid[name], path=self.path)))
         changed = entry.model_copy(update={"disabled": disabled})
         self._entries[name] = changed
         self.save()
@@ -292,7 +303,8 @@ class McpConfigFile:
         try:
             _, _, servers = read_servers(source, other_app=True)
         except FileNotFoundError:
-            raise McpConfigError(f"there is no file {source}; give the path of a claude_desktop_config.json or an mcp.json.") from None
+            raise McpConfigError((tr("there is no file {source}; give the path of a claude_desktop_config.json or an mcp.json.")
+                                  .format(source=source))) from None
         report = ImportReport(source)
         writes = _SecretWrites(self.secrets)
         replaced: dict[str, dict[str, Any] | McpServerConfig] = {}
@@ -328,13 +340,15 @@ class McpConfigFile:
     def _load_for_change(self) -> None:
         self.load()
         if self._unusable:
-            raise McpConfigError(f"{self.problem} Nothing was changed.")
+            raise McpConfigError(tr("{problem} Nothing was changed.").format(problem=self.problem))
 
     def _find(self, name: str) -> dict[str, Any] | McpServerConfig:
         entry = self._entries.get(name)
         if entry is None:
             known = ", ".join(self._entries) or "none"
-            raise McpNameError(f"there is no MCP server named {name!r} in {self.path} (servers: {known}); `desktop-copilot mcp list` shows them.")
+            raise McpNameError((tr("there is no MCP server named {name!r} in {path} (servers: {known}); `desktop-copilot mcp list` shows "
+                                   "them.")
+                                .format(name=name, path=self.path, known=known)))
         return entry
 
     def _stored_sign_in(self, name: str, entry: dict[str, Any] | McpServerConfig) -> set[str]:
@@ -358,7 +372,9 @@ class McpConfigFile:
             except SecretStoreError as exc:
                 failures.append(str(exc))
         if failures:
-            message = f"the MCP server {name!r} is gone from {self.path.name}, but some of its secrets stay in the keyring: {failures[0]}"
+            message = (tr("the MCP server {name!r} is gone from {file}, but some of its secrets stay in the keyring: "
+                          "{failures}")
+                       .format(name=name, file=self.path.name, failures=failures[0]))
             log.warning("%s", message)
             if strict:
                 raise SecretStoreError(message)
@@ -376,31 +392,34 @@ def read_servers(path: Path, *, other_app: bool = False) -> tuple[dict[str, Any]
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise McpConfigError(f"{path} cannot be read ({exc.strerror or exc}).") from None
+        raise McpConfigError(tr("{path} cannot be read ({strerror}).").format(path=path, strerror=exc.strerror or exc)) from None
     try:
         document = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise McpConfigError(f"{path} is not UTF-8 text.") from None
+        raise McpConfigError(tr("{path} is not UTF-8 text.").format(path=path)) from None
     except json.JSONDecodeError as exc:
         hint = " Comments and trailing commas are not allowed in JSON." if other_app else ""
-        raise McpConfigError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).{hint}") from None
+        raise McpConfigError((tr("{path} is not valid JSON ({msg} at line {lineno}, column {colno}).{hint}")
+                              .format(path=path, msg=exc.msg, lineno=exc.lineno, colno=exc.colno, hint=hint))) from None
     except RecursionError:
-        raise McpConfigError(f"{path} holds JSON nested too deeply to read.") from None
+        raise McpConfigError(tr("{path} holds JSON nested too deeply to read.").format(path=path)) from None
     try:
         json.dumps(document, ensure_ascii=False).encode("utf-8")  # what save() writes back must be UTF-8
     except UnicodeEncodeError:
-        raise McpConfigError(f"{path} holds an escaped character that is not Unicode text (a lone surrogate such as "
-                             "\\ud800).") from None
+        raise McpConfigError((tr("{path} holds an escaped character that is not Unicode text (a lone surrogate such as \\ud800).")
+                              .format(path=path))) from None
     if not isinstance(document, dict):
-        raise McpConfigError(f"{path} does not hold a JSON object; it should look like {{\"mcpServers\": {{\"NAME\": {{...}}}}}}.")
+        raise McpConfigError((tr('{path} does not hold a JSON object; it should look like {{"mcpServers": {{"NAME": {{...}}}}}}.')
+                              .format(path=path)))
     key = next((key for key in SERVERS_KEYS if key in document), None)
     if key is None:
         if other_app:
-            raise McpConfigError(f"{path} has no \"mcpServers\" (or \"servers\") object; is it an MCP configuration file?")
+            raise McpConfigError(tr('{path} has no "mcpServers" (or "servers") object; is it an MCP configuration file?').format(path=path))
         key = SERVERS_KEYS[0]
     servers = document.get(key, {})
     if not isinstance(servers, dict):
-        raise McpConfigError(f"in {path}, \"{key}\" is not an object; it should map each server's name to its settings.")
+        raise McpConfigError((tr('in {path}, "{key}" is not an object; it should map each server\'s name to its settings.')
+                              .format(path=path, key=key)))
     return document, key, servers
 
 
@@ -408,7 +427,7 @@ def parse_entry(name: str, raw: Any, *, other_app: bool = False) -> McpServerCon
     """One server's entry as a config named `name`; McpConfigError with the reasons (never the values)."""
     check_server_name(name)
     if not isinstance(raw, dict):
-        raise McpConfigError('its settings are not a JSON object (e.g. {"command": "npx", "args": [...]} or {"url": "https://…"})')
+        raise McpConfigError(tr('its settings are not a JSON object (e.g. {"command": "npx", "args": [...]} or {"url": "https://…"})'))
     data = dict(raw)
     if other_app:
         if "serverUrl" in data and "url" not in data:  # Windsurf
@@ -426,8 +445,9 @@ def parse_entry(name: str, raw: Any, *, other_app: bool = False) -> McpServerCon
             check_secret(where, key, value)
             if VARIABLE.search(value):
                 raise McpConfigError(
-                    f"the {where} value of {key} uses a variable such as ${{input:…}} or ${{env:…}} that this app does not expand; "
-                    f"add the server with `desktop-copilot mcp add {name} …` giving the real value"
+                    (tr("the {where} value of {key} uses a variable such as ${{input:…}} or ${{env:…}} that this app does not "
+                        "expand; add the server with `desktop-copilot mcp add {name} …` giving the real value")
+                     .format(where=where, key=key, name=name))
                 )
     return config
 

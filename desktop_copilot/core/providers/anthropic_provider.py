@@ -18,6 +18,7 @@ from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines
 from desktop_copilot.core.providers.status_words import error_parts
 from desktop_copilot.core.providers.streaming import KEPT, HttpFailure, StreamFault, StreamingProvider
+from desktop_copilot.core.words import N_, tr
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,12 @@ class AnthropicProvider(StreamingProvider):
 
     log_name = "anthropic"
     wire = "anthropic"
-    noun = "the Anthropic API"
-    frame_name = "event"
+    frame_name = N_("event")
     key_hint = "ANTHROPIC_API_KEY"
+
+    @property
+    def noun(self) -> str:
+        return tr("the {vendor} API").format(vendor="Anthropic")
 
     def __init__(self, api_key: Secret, base_url: str | None = None, *, max_retries: int = 3, timeout: float = 600.0,
                  deadlines: StreamDeadlines = DEFAULT_DEADLINES) -> None:
@@ -58,10 +62,11 @@ class AnthropicProvider(StreamingProvider):
 
     def map_frame(self, mapper: AnthropicEventMapper, name: str, data: bytes) -> list[ev.Event]:
         if name == "error":  # an SSE `error` event after the 200
-            kind, detail = error_parts(data, "no details")
-            kept = KEPT if mapper.started else ""
+            kind, detail = error_parts(data, tr("no details"))
+            kept = tr(KEPT) if mapper.started else ""
             overflow = self.is_overflow(200, data)
-            words = self.overflow_words(200, detail) if overflow else f"The API reported an error mid-reply ({kind or 'error'}: {detail})."
+            words = self.overflow_words(200, detail) if overflow else tr("The API reported an error mid-reply ({kind}: {detail}).").format(
+                kind=kind or "error", detail=detail)
             raise StreamFault(ev.Error(reason="error", message=words + kept, status_code=200, overflow=overflow))
         if not name or name == "ping" or not data:  # as the SDK's stream skips them
             return []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from desktop_copilot.core.conversation.models import DocumentBlock, ImageBlock, Message, TextBlock, TextFileBlock
 from desktop_copilot.core.provider_table import PROVIDERS
+from desktop_copilot.core.words import tr
 
 Attachment = ImageBlock | DocumentBlock | TextFileBlock
 
@@ -96,24 +97,33 @@ def problem(block: Attachment, limits: AttachmentLimits) -> str:
     where = f"{limits.model} ({limits.provider})"
     if isinstance(block, ImageBlock):
         if not limits.images:
-            return f"{block.name}: {where} takes no images. Choose a model that sees images, or describe the image in words."
+            return (tr("{name}: {where} takes no images. Choose a model that sees images, or describe the image in words.")
+                    .format(name=block.name, where=where))
         if block.media_type not in limits.image_types:
             kinds = ", ".join(IMAGE_TYPE_NAMES[t] for t in sorted(limits.image_types))
-            return f"{block.name}: {limits.provider} takes {kinds} images, not {IMAGE_TYPE_NAMES.get(block.media_type, block.media_type)}. Save it as PNG or JPEG and attach it again."
+            return (tr("{name}: {provider} takes {kinds} images, not {media_type}. Save it as PNG or JPEG and attach it "
+                       "again.")
+                    .format(name=block.name, provider=limits.provider, kinds=kinds, media_type=IMAGE_TYPE_NAMES.get(block.media_type, block.media_type)))
         if block.size > limits.image_bytes:
-            return (f"{block.name} is {human_size(block.size)}; {limits.provider} takes images up to {human_size(limits.image_bytes)}. "
-                    "Scale it down or save it as JPEG, then attach it again.")
+            return ((tr("{name} is {size}; {provider} takes images up to {image_bytes}. Scale it down or save it as JPEG, "
+                        "then attach it again.")
+                     .format(name=block.name, size=human_size(block.size), provider=limits.provider, image_bytes=human_size(limits.image_bytes))))
         if limits.image_side and max(block.width, block.height) > limits.image_side:
-            return (f"{block.name} is {block.width}×{block.height} pixels; {limits.provider} takes at most {limits.image_side} pixels a side. "
-                    "Scale it down and attach it again.")
+            return ((tr("{name} is {width}×{height} pixels; {provider} takes at most {image_side} pixels a side. Scale it "
+                        "down and attach it again.")
+                     .format(name=block.name, width=block.width, height=block.height, provider=limits.provider, image_side=limits.image_side)))
     elif isinstance(block, DocumentBlock):
         if not limits.pdfs:
-            return (f"{block.name}: {limits.provider} cannot read PDFs. Copy the text you need into the message, "
-                    "or choose Anthropic, OpenAI or Gemini for this conversation.")
+            return ((tr("{name}: {provider} cannot read PDFs. Copy the text you need into the message, or choose Anthropic, "
+                        "OpenAI or Gemini for this conversation.")
+                     .format(name=block.name, provider=limits.provider)))
         if block.size > limits.pdf_bytes:
-            return f"{block.name} is {human_size(block.size)}; {limits.provider} takes PDFs up to {human_size(limits.pdf_bytes)}. Split it and attach the part you need."
+            return (tr("{name} is {size}; {provider} takes PDFs up to {pdf_bytes}. Split it and attach the part you need.")
+                    .format(name=block.name, size=human_size(block.size), provider=limits.provider, pdf_bytes=human_size(limits.pdf_bytes)))
         if limits.pdf_pages and block.pages > limits.pdf_pages:
-            return f"{block.name} has {block.pages} pages; {limits.provider} reads at most {limits.pdf_pages} pages. Split it and attach the part you need."
+            return (tr("{name} has {pages} pages; {provider} reads at most {pdf_pages} pages. Split it and attach the part "
+                       "you need.")
+                    .format(name=block.name, pages=block.pages, provider=limits.provider, pdf_pages=limits.pdf_pages))
     return ""
 
 

@@ -7,6 +7,7 @@ import email.utils
 import logging
 import time
 from typing import Any
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def busy_wait(status: int, asked: float | None, attempt: int, max_retries: int,
 
 def too_long_words(asked: float | None, server: str) -> str:
     """A sentence for an error whose server asked for a longer wait than the app takes on its own ("" if not)."""
-    return f" {server} asks to wait {asked:.0f} s." if asked is not None and asked > MAX_RETRY_WAIT else ""
+    return tr(" {server} asks to wait {seconds} s.").format(server=server, seconds=f"{asked:.0f}") if asked is not None and asked > MAX_RETRY_WAIT else ""
 
 
 def note_retry(wait: float, attempt: int, status: int | None, what: str = "") -> None:

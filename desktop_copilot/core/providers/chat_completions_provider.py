@@ -21,6 +21,7 @@ from desktop_copilot.core.providers.chat_completions_wire import ChatCompletions
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines
 from desktop_copilot.core.providers.status_words import error_parts
 from desktop_copilot.core.providers.streaming import KEPT, HttpFailure, StreamFault, StreamingProvider
+from desktop_copilot.core.words import N_, tr
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class ChatCompletionsProvider(StreamingProvider):
     """Streams replies from a Chat Completions endpoint through the openai SDK, imported on first use.
     `api_key` None: no Authorization header at all (local servers), and OPENAI_API_KEY is never read."""
 
-    frame_name = "chunk"
+    frame_name = N_("chunk")
     wire = "chat_completions"
 
     def __init__(self, api_key: Secret | None, base_url: str, *, vendor: str, max_retries: int = 3, timeout: float = 600.0,
@@ -74,7 +75,7 @@ class ChatCompletionsProvider(StreamingProvider):
 
     @property
     def noun(self) -> str:
-        return f"the {vendor_name(self.vendor)} API"
+        return tr("the {vendor} API").format(vendor=vendor_name(self.vendor))
 
     def uses_text_tools(self, model: str) -> bool:
         """Whether `model` turned native tools down here, so its tools go as text."""
@@ -121,12 +122,12 @@ class ChatCompletionsProvider(StreamingProvider):
             return []
         chunk = self.decode(mapper, data)
         if error := chunk.get("error"):  # an error object inside a 200 stream
-            kind, detail = error_parts({"error": error}, "An error occurred during streaming")
+            kind, detail = error_parts({"error": error}, tr("An error occurred during streaming"))
             what = f"{kind}: {detail}" if kind else detail
-            mid = " mid-reply" if mapper.started else ""
             overflow = self.is_overflow(None, {"error": error})
-            words = self.overflow_words(None, detail) if overflow else f"The {vendor_name(self.vendor)} API reported an error{mid} ({what})."
-            raise StreamFault(ev.Error(reason="error", message=words + (KEPT if mapper.started else ""), overflow=overflow))
+            words = self.overflow_words(None, detail) if overflow else (tr("The {vendor} API reported an error mid-reply ({what}).") if mapper.started else tr(
+                "The {vendor} API reported an error ({what}).")).format(vendor=vendor_name(self.vendor), what=what)
+            raise StreamFault(ev.Error(reason="error", message=words + (tr(KEPT) if mapper.started else ""), overflow=overflow))
         return mapper.feed(chunk)
 
     def fall_back(self, request: ProviderRequest, failure: HttpFailure) -> bool:

@@ -22,6 +22,7 @@ from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDe
 from desktop_copilot.core.providers.gemini_wire import PROVIDER_ID, GeminiEventMapper, build_body
 from desktop_copilot.core.providers.status_words import error_parts
 from desktop_copilot.core.providers.streaming import KEPT, HttpFailure, ProviderError, StreamFault, StreamingProvider
+from desktop_copilot.core.words import N_, tr
 
 if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
     import httpx
@@ -72,7 +73,7 @@ class GeminiProvider(StreamingProvider):
     log_name = PROVIDER_ID
     wire = "gemini"
     noun = "Gemini"
-    frame_name = "stream chunk"
+    frame_name = N_("stream chunk")
     key_hint = "GEMINI_API_KEY"
     reads_unterminated_frame = True  # as Google's SDK reads the last event without its blank line
 
@@ -103,11 +104,11 @@ class GeminiProvider(StreamingProvider):
         error = _google_error(data) if b'"error"' in data[:200] else {}
         if error:  # an error written into the stream (as a raw JSON object outside `data:` lines)
             code = error.get("code")
-            kind, detail = error_parts({"error": error}, "no details")
-            where = " mid-reply" if mapper.started else ""
+            kind, detail = error_parts({"error": error}, tr("no details"))
             overflow = self.is_overflow(None, {"error": error})
-            words = self.overflow_words(None, detail) if overflow else f"Gemini reported an error{where} ({kind or 'error'}: {detail})."
-            raise StreamFault(ev.Error(reason="error", message=words + (KEPT if mapper.started else ""),
+            words = self.overflow_words(None, detail) if overflow else (tr("Gemini reported an error mid-reply ({kind}: {detail}).") if mapper.started else tr(
+                "Gemini reported an error ({kind}: {detail}).")).format(kind=kind or "error", detail=detail)
+            raise StreamFault(ev.Error(reason="error", message=words + (tr(KEPT) if mapper.started else ""),
                                        status_code=code if isinstance(code, int) else None, overflow=overflow))
         try:
             chunk = self.decode(mapper, data)
@@ -172,13 +173,15 @@ class GeminiProvider(StreamingProvider):
 def describe_error(status: int | None, body: Any, model: str = "") -> str:
     """A sentence for the user about a Gemini API error answer, with what to do about it."""
     error = _google_error(body)
-    kind, detail = error_parts(body, "no details")
+    kind, detail = error_parts(body, tr("no details"))
     if status in (401, 403) or kind in KEY_PROBLEMS or "API_KEY_INVALID" in _reasons(error):
-        return f"Gemini rejected the key ({status}: {detail}). Check the Gemini key in Settings or GEMINI_API_KEY."
+        return tr("Gemini rejected the key ({status}: {detail}). Check the Gemini key in Settings or GEMINI_API_KEY.").format(
+            status=status, detail=detail)
     if status == 404:
-        return f"Gemini has no model {model!r} here (404: {detail}). Check the model name and the base URL."
+        return tr("Gemini has no model {model} here (404: {detail}). Check the model name and the base URL.").format(
+            model=repr(model), detail=detail)
     if status is not None and status >= 500:
-        return f"Gemini is overloaded or failing ({status}: {detail}). Retry in a little while."
+        return tr("Gemini is overloaded or failing ({status}: {detail}). Retry in a little while.").format(status=status, detail=detail)
     from desktop_copilot.core.providers.status_words import status_sentence
 
     return status_sentence("Gemini", status, detail, key_hint="GEMINI_API_KEY")

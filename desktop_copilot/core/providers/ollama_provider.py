@@ -20,6 +20,7 @@ from desktop_copilot.core.providers.deadlines import LOCAL_DEADLINES, StreamDead
 from desktop_copilot.core.providers.ollama_wire import OllamaEventMapper, build_body
 from desktop_copilot.core.providers.status_words import status_sentence
 from desktop_copilot.core.providers.streaming import HttpFailure, StreamingProvider
+from desktop_copilot.core.words import N_, tr
 
 if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
     import httpx
@@ -39,7 +40,7 @@ class OllamaProvider(StreamingProvider):
     wire = "ollama"
     noun = "Ollama"
     framing = "ndjson"
-    frame_name = "line"
+    frame_name = N_("line")
     reads_unterminated_frame = True
     busy_statuses = frozenset({429, 503, 529})
     """Answers worth asking again: a hosted server's rate limit, a full queue (OLLAMA_MAX_QUEUE); a 500 is about the model."""
@@ -107,15 +108,17 @@ class OllamaProvider(StreamingProvider):
     def failure_words(self, failure: HttpFailure, request: ProviderRequest) -> str:
         detail = failure.detail()
         if failure.status == 404 and "model" in detail.lower():
-            return f"Ollama has no model {request.model}; pull it with `ollama pull {request.model}` ({detail})."
+            return tr("Ollama has no model {model}; pull it with `ollama pull {model}` ({detail}).").format(model=request.model, detail=detail)
         if failure.status == 404:
-            return f"Ollama answered 404 at {self._base_url}/api/chat ({detail}). Check the base URL."
+            return tr("Ollama answered 404 at {url} ({detail}). Check the base URL.").format(url=f"{self._base_url}/api/chat", detail=detail)
         if failure.status in (401, 403):
-            return f"Ollama at {self._base_url} refused the request ({failure.status}: {detail}). Check the API key for this server."
+            return tr("Ollama at {url} refused the request ({status}: {detail}). Check the API key for this server.").format(
+                url=self._base_url, status=failure.status, detail=detail)
         return status_sentence(self.noun, failure.status, detail)
 
     def unreachable_words(self, exc: BaseException) -> str:
-        return f"Could not reach Ollama at {self._base_url}; is it running (`ollama serve`)? ({exc or type(exc).__name__})"
+        return tr("Could not reach Ollama at {url}; is it running (`ollama serve`)? ({error})").format(
+            url=self._base_url, error=exc or type(exc).__name__)
 
     def is_unreachable(self, exc: BaseException) -> bool:
         import httpx

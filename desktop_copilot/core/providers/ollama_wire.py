@@ -23,6 +23,7 @@ from desktop_copilot.core.providers.text_protocol.writing import reply_text, res
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
+from desktop_copilot.core.words import tr
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 MIN_NUM_CTX = 8_192
@@ -222,9 +223,9 @@ class OllamaEventMapper:
         """An `{"error": …}` line: the open parts are closed and the message fails, its partial kept."""
         self.failed = True
         if self.started:
-            words = f"Ollama reported an error mid-reply: {detail}. The partial reply was kept."
+            words = tr("Ollama reported an error mid-reply: {detail}. The partial reply was kept.").format(detail=detail)
         else:
-            words = f"Ollama reported an error: {detail}."
+            words = tr("Ollama reported an error: {detail}.").format(detail=detail)
         return [*self.close(), ev.Error(reason="error", message=words)]
 
     def close(self) -> list[ev.Event]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from desktop_copilot.core.words import N_, tr
+
 DETAIL_CHARS = 300
 
 
@@ -45,21 +47,21 @@ def capitalised(noun: str) -> str:
 
 
 STATUS_SENTENCES: dict[int, str] = {
-    400: "{Subject} refused the request ({status}: {detail}).",
-    401: "{Subject} rejected the key ({status}: {detail}). Check the key{where}.",
-    402: "{Subject} says the account has no credit left ({status}: {detail}). Top it up, then retry.",
-    403: "{Subject} does not allow this key to do this ({status}: {detail}). Check the key's permissions{where}.",
-    404: "Not found at {noun} ({status}: {detail}). Check the model name and the base URL.",
-    408: "{Subject} timed out before answering ({status}: {detail}). Retry in a little while.",
-    413: "The request is too large for {noun} ({status}: {detail}). Send less: fewer or smaller attachments.",
-    422: "{Subject} refused the request ({status}: {detail}).",
-    429: "Rate limited by {noun} ({status}: {detail}). Wait a moment and retry.",
-    503: "{Subject} is overloaded ({status}: {detail}). Retry in a little while.",
-    529: "{Subject} is overloaded ({status}: {detail}). Retry in a little while.",
+    400: N_("{Subject} refused the request ({status}: {detail})."),
+    401: N_("{Subject} rejected the key ({status}: {detail}). Check the key{where}."),
+    402: N_("{Subject} says the account has no credit left ({status}: {detail}). Top it up, then retry."),
+    403: N_("{Subject} does not allow this key to do this ({status}: {detail}). Check the key's permissions{where}."),
+    404: N_("Not found at {noun} ({status}: {detail}). Check the model name and the base URL."),
+    408: N_("{Subject} timed out before answering ({status}: {detail}). Retry in a little while."),
+    413: N_("The request is too large for {noun} ({status}: {detail}). Send less: fewer or smaller attachments."),
+    422: N_("{Subject} refused the request ({status}: {detail})."),
+    429: N_("Rate limited by {noun} ({status}: {detail}). Wait a moment and retry."),
+    503: N_("{Subject} is overloaded ({status}: {detail}). Retry in a little while."),
+    529: N_("{Subject} is overloaded ({status}: {detail}). Retry in a little while."),
 }
 """What an error status means and what to do, for every provider ({Subject}/{noun}: the provider in a sentence)."""
-SERVER_FAILED = "{Subject} failed to answer ({status}: {detail}). Retry in a little while."
-OTHER_STATUS = "{Subject} answered {status}: {detail}"
+SERVER_FAILED = N_("{Subject} failed to answer ({status}: {detail}). Retry in a little while.")
+OTHER_STATUS = N_("{Subject} answered {status}: {detail}")
 
 
 def status_sentence(noun: str, status: int | None, detail: str, *, key_hint: str = "") -> str:
@@ -68,5 +70,5 @@ def status_sentence(noun: str, status: int | None, detail: str, *, key_hint: str
     if not status:
         return detail
     template = STATUS_SENTENCES.get(status) or (SERVER_FAILED if status >= 500 else OTHER_STATUS)
-    where = f" in Settings{' or ' + key_hint if key_hint else ''}"
-    return template.format(Subject=capitalised(noun), noun=noun, status=status, detail=detail, where=where)
+    where = tr(" in Settings or {hint}").format(hint=key_hint) if key_hint else tr(" in Settings")
+    return tr(template).format(Subject=capitalised(noun), noun=noun, status=status, detail=detail, where=where)

@@ -24,11 +24,13 @@ from desktop_copilot.core.providers.parts import Parts
 from desktop_copilot.core.providers.request_log import RequestLog
 from desktop_copilot.core.providers.status_words import capitalised, error_parts, status_sentence
 from desktop_copilot.core.providers.stream_reader import LineReader, SSEReader
+from desktop_copilot.core.words import N_, tr
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-KEPT = " The partial reply was kept."
+KEPT = N_(" The partial reply was kept.")
+"""Appended to a message when what came of the reply stays (translate it with tr where it is used)."""
 MAX_TRAILING_BYTES = 65536
 """Bytes read after a reply's end before the rest of the body is dropped (servers send none, or `[DONE]`)."""
 
@@ -154,7 +156,8 @@ class StreamingProvider:
 
     def overflow_words(self, status: int | None, detail: str) -> str:
         """The sentence for an overflow: what happened in the provider's words, and what comes next."""
-        said = f"{self.noun} answered {status}: {detail}" if status and status != 200 else f"{self.noun} said: {detail}"
+        said = tr("{noun} answered {status}: {detail}").format(noun=self.noun, status=status, detail=detail) \
+            if status and status != 200 else tr("{noun} said: {detail}").format(noun=self.noun, detail=detail)
         return overflow_sentence(said)
 
     def list_words(self, failure: HttpFailure) -> str:
@@ -167,18 +170,21 @@ class StreamingProvider:
     def unreachable_words(self, exc: BaseException) -> str:
         cause = exc.__cause__ or exc.__context__
         why = f"{exc} ({type(cause).__name__}: {cause})" if cause is not None and str(cause) and str(cause) not in str(exc) else (str(exc) or type(exc).__name__)
-        return f"Could not reach {self.noun} at {self._base_url}: {why}"
+        return tr("Could not reach {noun} at {url}: {why}").format(noun=self.noun, url=self._base_url, why=why)
 
     def broken_words(self, exc: BaseException, *, started: bool) -> str:
         if started:
-            return f"The connection closed before the reply finished ({type(exc).__name__}).{KEPT}"
-        return f"The connection to {self.noun} broke before the reply began ({type(exc).__name__}: {exc or 'no details'})."
+            return tr("The connection closed before the reply finished ({error}).").format(error=type(exc).__name__) + tr(KEPT)
+        return tr("The connection to {noun} broke before the reply began ({error}: {details}).").format(
+            noun=self.noun, error=type(exc).__name__, details=exc or tr("no details"))
 
     def cut_short(self, started: bool) -> ev.Error:
         """The body ended before the wire said the reply was complete."""
         if started:
-            return ev.Error(reason="interrupted", message=f"The stream from {self.noun} ended before the reply finished.{KEPT}")
-        return ev.Error(reason="error", message=f"{capitalised(self.noun)} ended its response before the reply began. Retry.")
+            return ev.Error(reason="interrupted", message=tr("The stream from {noun} ended before the reply finished.").format(
+                noun=self.noun) + tr(KEPT))
+        return ev.Error(reason="error", message=tr("{Subject} ended its response before the reply began. Retry.").format(
+            Subject=capitalised(self.noun)))
 
     # --- shared ------------------------------------------------------------------------------
 
@@ -186,8 +192,9 @@ class StreamingProvider:
         """The fault for a frame that cannot be read: the reply fails there, what came is kept."""
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         shown = why or repr(" ".join(text.split())[:200])
-        return StreamFault(ev.Error(reason="error", message=f"{capitalised(self.noun)} sent a {self.frame_name} that is not "
-                                    f"a JSON object ({shown}); the reply was cut there.{KEPT if mapper.started else ''}"))
+        words = tr("{Subject} sent a {frame} that is not a JSON object ({shown}); the reply was cut there.").format(
+            Subject=capitalised(self.noun), frame=tr(self.frame_name), shown=shown)
+        return StreamFault(ev.Error(reason="error", message=words + (tr(KEPT) if mapper.started else "")))
 
     def decode(self, mapper: Mapper, data: bytes) -> dict[str, Any]:
         """A frame's JSON object (decoded as text first: json.loads on bytes sniffs the encoding), or the fault."""
@@ -336,7 +343,7 @@ class StreamingProvider:
             return ev.Error(reason="interrupted" if mapper.started else "error", message=self.broken_words(exc, started=mapper.started))
         log.exception("unexpected failure while streaming from %s", self.log_name, exc_info=exc)
         detail = f"{type(exc).__name__}: {exc}."
-        return ev.Error(reason="interrupted" if mapper.started else "error", message=detail + (KEPT if mapper.started else ""))
+        return ev.Error(reason="interrupted" if mapper.started else "error", message=detail + (tr(KEPT) if mapper.started else ""))
 
     # --- other requests (the model list) ----------------------------------------------------
 
@@ -384,8 +391,9 @@ class StreamingProvider:
             data = response.json()
         except ValueError:
             excerpt = " ".join(response.text[:160].split())
-            words = (f"{capitalised(self.noun)} answered {response.url} with something that is not JSON (“{excerpt}”). "
-                     "Check the base URL in Settings ▸ Providers.")
+            words = tr("{Subject} answered {url} with something that is not JSON (“{excerpt}”). "
+                       "Check the base URL in Settings ▸ Providers.").format(Subject=capitalised(self.noun), url=response.url,
+                                                                            excerpt=excerpt)
             raise self._redacted(ProviderError(words, response.status_code), ValueError()) from None
         return data if isinstance(data, dict) else {}
 

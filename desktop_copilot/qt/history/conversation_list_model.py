@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from datetime import date, datetime
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QDate, QLocale, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 from desktop_copilot.core.conversation.models import Conversation
 from desktop_copilot.core.storage.store import Store
@@ -30,7 +30,8 @@ def section_of(updated_at: float, today: date | None = None) -> str:
 
 
 def time_text(updated_at: float, now: float | None = None) -> str:
-    """A short relative time: "just now", "5 min ago", "3 h ago", "Yesterday", "Mon", "12 Mar", "12 Mar 2023"."""
+    """A short relative time: "just now", "5 min ago", "3 h ago", "Yesterday", "Mon", "12 Mar", "12 Mar 2023"; day and
+    month names in the interface language (QLocale's default, set with the translation)."""
     now = time.time() if now is None else now
     then, today = datetime.fromtimestamp(updated_at), datetime.fromtimestamp(now)
     seconds = now - updated_at
@@ -43,11 +44,13 @@ def time_text(updated_at: float, now: float | None = None) -> str:
         return QCoreApplication.translate("ConversationList", "{hours} h ago").format(hours=int(seconds // 3600))
     if days == 1:
         return QCoreApplication.translate("ConversationList", "Yesterday")
+    locale = QLocale()
     if days < 7:
-        return then.strftime("%a")
+        return locale.dayName(then.isoweekday(), QLocale.FormatType.ShortFormat)
+    day = QDate(then.year, then.month, then.day)
     if then.year == today.year:
-        return f"{then.day} {then:%b}"
-    return f"{then.day} {then:%b} {then.year}"
+        return locale.toString(day, QCoreApplication.translate("ConversationList", "d MMM", "a date in this year (QDate format)"))
+    return locale.toString(day, QCoreApplication.translate("ConversationList", "d MMM yyyy", "a date in another year (QDate format)"))
 
 
 class ConversationListModel(QAbstractListModel):

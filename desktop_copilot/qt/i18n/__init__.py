@@ -13,6 +13,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from desktop_copilot.core import words
+
 log = logging.getLogger(__name__)
 
 LANGUAGES = ("auto", "en", "zh_CN")
@@ -53,15 +55,20 @@ def install_translator(app: QCoreApplication, language: str | None = "auto", sys
     """Installs the translation for `language` ("auto", "en" or "zh_CN") on `app` and returns the language shown.
     Also installs Qt's own qtbase translation (standard dialog buttons, context menus of text fields) when PySide6
     has it; the bundle leaves Qt's translations out, so there those stay English. A missing or unreadable .qm of ours
-    is logged and the interface stays English."""
+    is logged and the interface stays English. The core's messages (core/words.py) are said through the same
+    translation, and dates and month names follow the language shown (QLocale's default, see interface_locale)."""
     chosen = resolve_language(language, system)
     remove_translators(app)
+    words.install(QCoreApplication.translate)
     if chosen == "en":
+        QLocale.setDefault(interface_locale(chosen, system))
         return chosen
     ours = QTranslator(app)
     if not ours.load(str(qm_path(chosen))):
         log.warning("the %s translation could not be loaded from %s; the interface stays English", chosen, qm_path(chosen))
+        QLocale.setDefault(interface_locale("en", system))
         return "en"
+    QLocale.setDefault(interface_locale(chosen, system))
     installed = [ours]
     qt_own = QTranslator(app)
     if qt_own.load(f"qtbase_{chosen}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
@@ -75,7 +82,19 @@ def install_translator(app: QCoreApplication, language: str | None = "auto", sys
 _INSTALLED: dict[int, list[QTranslator]] = {}
 
 
+def interface_locale(language: str, system: QLocale | None = None) -> QLocale:
+    """The locale dates, month and day names are written in: the system's when it speaks `language` (its own
+    territory's conventions), else `language`'s own (English: en_US, zh_CN: China)."""
+    locale = system if system is not None else QLocale.system()
+    wanted = QLocale(language)
+    if locale.language() == wanted.language() and (language != "zh_CN" or resolve_language("auto", locale) == "zh_CN"):
+        return locale
+    return wanted
+
+
 def remove_translators(app: QCoreApplication) -> None:
-    """Takes out the translators install_translator put on `app` (the interface reverts to English)."""
+    """Takes out the translators install_translator put on `app` (the interface reverts to English, dates to the
+    system's locale)."""
+    QLocale.setDefault(QLocale.system())
     for translator in _INSTALLED.pop(id(app), []):
         app.removeTranslator(translator)

@@ -778,6 +778,16 @@ Let it continue?</source>
         <source>{hours} h ago</source>
         <translation>{hours} 小时前</translation>
     </message>
+    <message>
+        <source>d MMM</source>
+        <comment>a date in this year (QDate format)</comment>
+        <translation>M月d日</translation>
+    </message>
+    <message>
+        <source>d MMM yyyy</source>
+        <comment>a date in another year (QDate format)</comment>
+        <translation>yyyy年M月d日</translation>
+    </message>
 </context>
 <context>
     <name>ConversationListView</name>
@@ -819,6 +829,545 @@ Let it continue?</source>
     <message>
         <source>Built-in</source>
         <translation>内置</translation>
+    </message>
+</context>
+<context>
+    <name>CoreMessages</name>
+    <message>
+        <source>Save it as PNG or JPEG and attach it again.</source>
+        <translation>请另存为 PNG 或 JPEG 后重新附加。</translation>
+    </message>
+    <message>
+        <source>a BMP image</source>
+        <translation>BMP 图片</translation>
+    </message>
+    <message>
+        <source>a TIFF image</source>
+        <translation>TIFF 图片</translation>
+    </message>
+    <message>
+        <source>Save it as PDF or plain text and attach that.</source>
+        <translation>请另存为 PDF 或纯文本后附加。</translation>
+    </message>
+    <message>
+        <source>a ZIP archive (or an Office document)</source>
+        <translation>ZIP 压缩包（或 Office 文档）</translation>
+    </message>
+    <message>
+        <source>an old Office document</source>
+        <translation>旧版 Office 文档</translation>
+    </message>
+    <message>
+        <source>{name} cannot be read ({strerror}). Check that the file exists.</source>
+        <translation>无法读取 {name}（{strerror}）。请检查文件是否存在。</translation>
+    </message>
+    <message>
+        <source>{name} is not a file. Attach files, not folders or devices.</source>
+        <translation>{name} 不是文件。请附加文件，而不是文件夹或设备。</translation>
+    </message>
+    <message>
+        <source>{name} is {st_size}; attachments can be at most {max_file_bytes}.</source>
+        <translation>{name} 大小为 {st_size}；附件最大为 {max_file_bytes}。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be read ({strerror}).</source>
+        <translation>无法读取 {name}（{strerror}）。</translation>
+    </message>
+    <message>
+        <source>{name} is bigger than {max_file_bytes}, the most an attachment can be.</source>
+        <translation>{name} 超过了附件的上限 {max_file_bytes}。</translation>
+    </message>
+    <message>
+        <source>{name} is empty: there is nothing to attach.</source>
+        <translation>{name} 是空文件：没有可附加的内容。</translation>
+    </message>
+    <message>
+        <source>{name} is {data}; PDFs can be at most {max_pdf_bytes}. Split it and attach the part you need.</source>
+        <translation>{name} 大小为 {data}；PDF 最大为 {max_pdf_bytes}。请拆分文件，只附加需要的部分。</translation>
+    </message>
+    <message>
+        <source>{name} is {data}; images can be at most {max_image_bytes}. Scale it down and attach it again.</source>
+        <translation>{name} 大小为 {data}；图片最大为 {max_image_bytes}。请缩小后重新附加。</translation>
+    </message>
+    <message>
+        <source>{name} looks like an image but its size cannot be read: the file may be damaged.</source>
+        <translation>{name} 看起来是图片，但无法读取其尺寸：文件可能已损坏。</translation>
+    </message>
+    <message>
+        <source>{name} is {what}, which cannot be attached. {advice}</source>
+        <translation>{name} 是{what}，无法附加。{advice}</translation>
+    </message>
+    <message>
+        <source>{name} is not a text file, an image or a PDF. Attach images (PNG, JPEG, GIF, WebP), PDFs, or text and code files.</source>
+        <translation>{name} 不是文本文件、图片或 PDF。请附加图片（PNG、JPEG、GIF、WebP）、PDF，或文本和代码文件。</translation>
+    </message>
+    <message>
+        <source>{name} is {data} of text; a text file can be at most {max_text_bytes}. Attach the part you need.</source>
+        <translation>{name} 含 {data} 文本；文本文件最大为 {max_text_bytes}。请只附加需要的部分。</translation>
+    </message>
+    <message>
+        <source>{name} is not UTF-8 text, an image or a PDF. Save it as UTF-8 text (or PDF) and attach it again.</source>
+        <translation>{name} 不是 UTF-8 文本、图片或 PDF。请另存为 UTF-8 文本（或 PDF）后重新附加。</translation>
+    </message>
+    <message>
+        <source>The attachments of this conversation come to {total}; {provider} takes {request_bytes} in one request. Attach fewer or smaller files, or start a new conversation for them.</source>
+        <translation>此对话的附件共 {total}；{provider} 单次请求最多接受 {request_bytes}。请附加更少或更小的文件，或为它们新建对话。</translation>
+    </message>
+    <message>
+        <source>unusable address</source>
+        <translation>不可用的地址</translation>
+    </message>
+    <message>
+        <source>embedded data</source>
+        <translation>内嵌数据</translation>
+    </message>
+    <message>
+        <source>local file</source>
+        <translation>本地文件</translation>
+    </message>
+    <message>
+        <source>{scheme}: link</source>
+        <translation>{scheme}: 链接</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>🖼 {alt} ({where}, not shown)</source>
+        <translation>🖼 {alt}（{where}，未显示）</translation>
+    </message>
+    <message>
+        <source>The link contains invisible characters that change the direction of the text, so what it shows may not be where it goes.</source>
+        <translation>此链接含有改变文字方向的不可见字符，显示的内容可能与实际打开的地址不同。</translation>
+    </message>
+    <message>
+        <source>The address uses international characters and mixes alphabets: “{shown}” is really {host}, which may imitate another site.</source>
+        <translation>此地址使用了国际化字符并混用了多种字母：“{shown}”实际是 {host}，可能在仿冒其他网站。</translation>
+    </message>
+    <message>
+        <source>The address uses international characters: “{shown}” is really {host}, which may imitate another site.</source>
+        <translation>此地址使用了国际化字符：“{shown}”实际是 {host}，可能在仿冒其他网站。</translation>
+    </message>
+    <message>
+        <source>The address has a user name before the host: it opens {host}, not {user}.</source>
+        <translation>此地址在主机名前带有用户名：它打开的是 {host}，而不是 {user}。</translation>
+    </message>
+    <message>
+        <source>The link text shows {named}, but the link opens {host}.</source>
+        <translation>链接文字显示的是 {named}，但实际打开的是 {host}。</translation>
+    </message>
+    <message>
+        <source>This conversation searches only {own_sources}; “{asked}” is not one of them.</source>
+        <translation>此对话只搜索 {own_sources}；“{asked}”不在其中。</translation>
+    </message>
+    <message>
+        <source>encrypted DOCX (or an old Word file renamed .docx)</source>
+        <translation>加密的 DOCX（或被改名为 .docx 的旧版 Word 文件）</translation>
+    </message>
+    <message>
+        <source>the file could not be opened</source>
+        <translation>无法打开文件</translation>
+    </message>
+    <message>
+        <source>not a readable PDF file</source>
+        <translation>不是可读取的 PDF 文件</translation>
+    </message>
+    <message>
+        <source>encrypted PDF (needs a password)</source>
+        <translation>加密的 PDF（需要密码）</translation>
+    </message>
+    <message>
+        <source>encrypted PDF (unsupported security scheme)</source>
+        <translation>加密的 PDF（不支持的加密方式）</translation>
+    </message>
+    <message>
+        <source>PDF support is not installed (pypdfium2)</source>
+        <translation>未安装 PDF 支持（pypdfium2）</translation>
+    </message>
+    <message>
+        <source>no text layer (scanned PDF?)</source>
+        <translation>没有文字层（扫描版 PDF？）</translation>
+    </message>
+    <message>
+        <source>“{name}” cannot name a source: use 1–64 characters, without slashes.</source>
+        <translation>“{name}”不能用作来源名称：请使用 1–64 个字符，不含斜杠。</translation>
+    </message>
+    <message>
+        <source>{path} does not exist: give a folder or a file that is there.</source>
+        <translation>{path} 不存在：请指定一个存在的文件夹或文件。</translation>
+    </message>
+    <message>
+        <source>{root} is neither a folder nor a file.</source>
+        <translation>{root} 既不是文件夹也不是文件。</translation>
+    </message>
+    <message>
+        <source>A source is already called “{name}”: choose another name (--name).</source>
+        <translation>已有名为“{name}”的来源：请换一个名称（--name）。</translation>
+    </message>
+    <message>
+        <source>{root} is already the source “{name}”.</source>
+        <translation>{root} 已是来源“{name}”。</translation>
+    </message>
+    <message>
+        <source>No knowledge source is called “{name}” (sources: {known}).</source>
+        <translation>没有名为“{name}”的知识来源（现有来源：{known}）。</translation>
+    </message>
+    <message>
+        <source>larger than the {cap} MB size cap ({size} MB)</source>
+        <translation>超过 {cap} MB 的大小上限（{size} MB）</translation>
+    </message>
+    <message>
+        <source>could not be read: {why}</source>
+        <translation>无法读取：{why}</translation>
+    </message>
+    <message>
+        <source>could not be read ({error})</source>
+        <translation>无法读取（{error}）</translation>
+    </message>
+    <message>
+        <source>damaged PDF: {why}</source>
+        <translation>PDF 已损坏：{why}</translation>
+    </message>
+    <message>
+        <source>damaged DOCX: {why}</source>
+        <translation>DOCX 已损坏：{why}</translation>
+    </message>
+    <message>
+        <source>binary file</source>
+        <translation>二进制文件</translation>
+    </message>
+    <message>
+        <source>No switched-on knowledge source is called {names} (sources: {known}).</source>
+        <translation>没有名为 {names} 的已开启知识来源（现有来源：{known}）。</translation>
+    </message>
+    <message>
+        <source>Searched by words only: {exc}</source>
+        <translation>仅按关键词搜索：{exc}</translation>
+    </message>
+    <message>
+        <source>may hold secrets (left out on purpose)</source>
+        <translation>可能含有机密信息（有意排除）</translation>
+    </message>
+    <message>
+        <source>{name!r} cannot be a server name: use {name_rule}.</source>
+        <translation>{name!r} 不能用作服务器名称：请使用{name_rule}。</translation>
+    </message>
+    <message>
+        <source>{key!r} cannot be an environment variable name: it must be non-empty, without &apos;=&apos; (e.g. API_TOKEN).</source>
+        <translation>{key!r} 不能用作环境变量名：名称不能为空，且不含“=”（例如 API_TOKEN）。</translation>
+    </message>
+    <message>
+        <source>{key!r} cannot be a header name: use letters, digits and &apos;-&apos; (e.g. Authorization or X-Api-Key).</source>
+        <translation>{key!r} 不能用作请求头名称：请使用字母、数字和“-”（例如 Authorization 或 X-Api-Key）。</translation>
+    </message>
+    <message>
+        <source>the value of the {label} {key} contains a line break or a NUL character; give it on one line.</source>
+        <translation>{label} {key} 的值含有换行符或 NUL 字符；请写在一行内。</translation>
+    </message>
+    <message>
+        <source>the value of the {label} {key} holds a character that is not Unicode text.</source>
+        <translation>{label} {key} 的值含有非 Unicode 文本的字符。</translation>
+    </message>
+    <message>
+        <source>the value of the {label} {key} is {size:,} bytes long; a keyring entry holds at most {max_secret_bytes:,}.</source>
+        <translation>{label} {key} 的值长 {size:,} 字节；密钥环条目最多容纳 {max_secret_bytes:,} 字节。</translation>
+    </message>
+    <message>
+        <source>{exc} No MCP servers are used, and the app does not change the file until it is fixed or removed.</source>
+        <translation>{exc} 不会使用任何 MCP 服务器；在该文件被修复或删除之前，应用不会改动它。</translation>
+    </message>
+    <message>
+        <source>{path}: {invalid} MCP server(s) cannot be used: {listed}. Fix them in the file or remove them with `desktop-copilot mcp remove NAME`; the other servers work.</source>
+        <translation>{path}：{invalid} 个 MCP 服务器无法使用：{listed}。请在文件中修复，或用 `desktop-copilot mcp remove NAME` 移除；其他服务器照常工作。</translation>
+    </message>
+    <message>
+        <source>{problem} Nothing was changed.</source>
+        <translation>{problem} 未做任何更改。</translation>
+    </message>
+    <message>
+        <source>{path} could not be written ({strerror}); nothing was changed.</source>
+        <translation>无法写入 {path}（{strerror}）；未做任何更改。</translation>
+    </message>
+    <message>
+        <source>there is already an MCP server named {name!r}; remove it first (`desktop-copilot mcp remove {name}`) or pick another name.</source>
+        <translation>已有名为 {name!r} 的 MCP 服务器；请先移除它（`desktop-copilot mcp remove {name}`）或换一个名称。</translation>
+    </message>
+    <message>
+        <source>the MCP server {name!r} cannot be used ({invalid}); fix it in {path} first.</source>
+        <translation>MCP 服务器 {name!r} 无法使用（{invalid}）；请先在 {path} 中修复。</translation>
+    </message>
+    <message>
+        <source>there is no file {source}; give the path of a claude_desktop_config.json or an mcp.json.</source>
+        <translation>文件 {source} 不存在；请给出 claude_desktop_config.json 或 mcp.json 的路径。</translation>
+    </message>
+    <message>
+        <source>there is no MCP server named {name!r} in {path} (servers: {known}); `desktop-copilot mcp list` shows them.</source>
+        <translation>{path} 中没有名为 {name!r} 的 MCP 服务器（现有服务器：{known}）；`desktop-copilot mcp list` 可列出它们。</translation>
+    </message>
+    <message>
+        <source>the MCP server {name!r} is gone from {file}, but some of its secrets stay in the keyring: {failures}</source>
+        <translation>MCP 服务器 {name!r} 已从 {file} 中移除，但它的部分机密仍留在密钥环中：{failures}</translation>
+    </message>
+    <message>
+        <source>{path} cannot be read ({strerror}).</source>
+        <translation>无法读取 {path}（{strerror}）。</translation>
+    </message>
+    <message>
+        <source>{path} is not UTF-8 text.</source>
+        <translation>{path} 不是 UTF-8 文本。</translation>
+    </message>
+    <message>
+        <source>{path} is not valid JSON ({msg} at line {lineno}, column {colno}).{hint}</source>
+        <translation>{path} 不是有效的 JSON（第 {lineno} 行第 {colno} 列：{msg}）。{hint}</translation>
+    </message>
+    <message>
+        <source>{path} holds JSON nested too deeply to read.</source>
+        <translation>{path} 中的 JSON 嵌套过深，无法读取。</translation>
+    </message>
+    <message>
+        <source>{path} holds an escaped character that is not Unicode text (a lone surrogate such as \ud800).</source>
+        <translation>{path} 含有非 Unicode 文本的转义字符（如单独的代理项 \ud800）。</translation>
+    </message>
+    <message>
+        <source>{path} does not hold a JSON object; it should look like {{&quot;mcpServers&quot;: {{&quot;NAME&quot;: {{...}}}}}}.</source>
+        <translation>{path} 中不是 JSON 对象；它应形如 {{&quot;mcpServers&quot;: {{&quot;NAME&quot;: {{...}}}}}}。</translation>
+    </message>
+    <message>
+        <source>{path} has no &quot;mcpServers&quot; (or &quot;servers&quot;) object; is it an MCP configuration file?</source>
+        <translation>{path} 中没有 &quot;mcpServers&quot;（或 &quot;servers&quot;）对象；它是 MCP 配置文件吗？</translation>
+    </message>
+    <message>
+        <source>in {path}, &quot;{key}&quot; is not an object; it should map each server&apos;s name to its settings.</source>
+        <translation>{path} 中的 &quot;{key}&quot; 不是对象；它应将每个服务器的名称映射到其设置。</translation>
+    </message>
+    <message>
+        <source>its settings are not a JSON object (e.g. {&quot;command&quot;: &quot;npx&quot;, &quot;args&quot;: [...]} or {&quot;url&quot;: &quot;https://…&quot;})</source>
+        <translation>其设置不是 JSON 对象（例如 {&quot;command&quot;: &quot;npx&quot;, &quot;args&quot;: [...]} 或 {&quot;url&quot;: &quot;https://…&quot;}）</translation>
+    </message>
+    <message>
+        <source>the {where} value of {key} uses a variable such as ${{input:…}} or ${{env:…}} that this app does not expand; add the server with `desktop-copilot mcp add {name} …` giving the real value</source>
+        <translation>{key} 的{where}值使用了本应用不会展开的变量（如 ${{input:…}} 或 ${{env:…}}）；请用 `desktop-copilot mcp add {name} …` 添加服务器并给出实际值</translation>
+    </message>
+    <message>
+        <source>event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>the {vendor} API</source>
+        <translation>{vendor} API</translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation>无详细信息</translation>
+    </message>
+    <message>
+        <source>The API reported an error mid-reply ({kind}: {detail}).</source>
+        <translation>API 在回复中途报告了错误（{kind}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>{name}: {where} takes no images. Choose a model that sees images, or describe the image in words.</source>
+        <translation>{name}：{where} 不接受图片。请选择能看图的模型，或用文字描述图片。</translation>
+    </message>
+    <message>
+        <source>{name}: {provider} takes {kinds} images, not {media_type}. Save it as PNG or JPEG and attach it again.</source>
+        <translation>{name}：{provider} 接受 {kinds} 图片，不接受 {media_type}。请另存为 PNG 或 JPEG 后重新附加。</translation>
+    </message>
+    <message>
+        <source>{name} is {size}; {provider} takes images up to {image_bytes}. Scale it down or save it as JPEG, then attach it again.</source>
+        <translation>{name} 大小为 {size}；{provider} 接受的图片最大为 {image_bytes}。请缩小或另存为 JPEG 后重新附加。</translation>
+    </message>
+    <message>
+        <source>{name} is {width}×{height} pixels; {provider} takes at most {image_side} pixels a side. Scale it down and attach it again.</source>
+        <translation>{name} 为 {width}×{height} 像素；{provider} 每边最多接受 {image_side} 像素。请缩小后重新附加。</translation>
+    </message>
+    <message>
+        <source>{name}: {provider} cannot read PDFs. Copy the text you need into the message, or choose Anthropic, OpenAI or Gemini for this conversation.</source>
+        <translation>{name}：{provider} 无法读取 PDF。请将需要的文字复制到消息中，或为此对话选择 Anthropic、OpenAI 或 Gemini。</translation>
+    </message>
+    <message>
+        <source>{name} is {size}; {provider} takes PDFs up to {pdf_bytes}. Split it and attach the part you need.</source>
+        <translation>{name} 大小为 {size}；{provider} 接受的 PDF 最大为 {pdf_bytes}。请拆分文件，只附加需要的部分。</translation>
+    </message>
+    <message>
+        <source>{name} has {pages} pages; {provider} reads at most {pdf_pages} pages. Split it and attach the part you need.</source>
+        <translation>{name} 共 {pages} 页；{provider} 最多读取 {pdf_pages} 页。请拆分文件，只附加需要的部分。</translation>
+    </message>
+    <message>
+        <source> {server} asks to wait {seconds} s.</source>
+        <translation>{server} 要求等待 {seconds} 秒。</translation>
+    </message>
+    <message>
+        <source>chunk</source>
+        <translation>数据块</translation>
+    </message>
+    <message>
+        <source>An error occurred during streaming</source>
+        <translation>流式传输时出错</translation>
+    </message>
+    <message>
+        <source>The {vendor} API reported an error ({what}).</source>
+        <translation>{vendor} API 报告了错误（{what}）。</translation>
+    </message>
+    <message>
+        <source>The {vendor} API reported an error mid-reply ({what}).</source>
+        <translation>{vendor} API 在回复中途报告了错误（{what}）。</translation>
+    </message>
+    <message>
+        <source>stream chunk</source>
+        <translation>流数据块</translation>
+    </message>
+    <message>
+        <source>Gemini reported an error ({kind}: {detail}).</source>
+        <translation>Gemini 报告了错误（{kind}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>Gemini reported an error mid-reply ({kind}: {detail}).</source>
+        <translation>Gemini 在回复中途报告了错误（{kind}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>Gemini rejected the key ({status}: {detail}). Check the Gemini key in Settings or GEMINI_API_KEY.</source>
+        <translation>Gemini 拒绝了密钥（{status}: {detail}）。请在设置或 GEMINI_API_KEY 中检查 Gemini 密钥。</translation>
+    </message>
+    <message>
+        <source>Gemini has no model {model} here (404: {detail}). Check the model name and the base URL.</source>
+        <translation>Gemini 在此没有模型 {model}（404: {detail}）。请检查模型名称和基础 URL。</translation>
+    </message>
+    <message>
+        <source>Gemini is overloaded or failing ({status}: {detail}). Retry in a little while.</source>
+        <translation>Gemini 过载或出现故障（{status}: {detail}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Ollama has no model {model}; pull it with `ollama pull {model}` ({detail}).</source>
+        <translation>Ollama 没有模型 {model}；请用 `ollama pull {model}` 拉取（{detail}）。</translation>
+    </message>
+    <message>
+        <source>Ollama answered 404 at {url} ({detail}). Check the base URL.</source>
+        <translation>Ollama 在 {url} 返回 404（{detail}）。请检查基础 URL。</translation>
+    </message>
+    <message>
+        <source>Ollama at {url} refused the request ({status}: {detail}). Check the API key for this server.</source>
+        <translation>{url} 上的 Ollama 拒绝了请求（{status}: {detail}）。请检查此服务器的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Could not reach Ollama at {url}; is it running (`ollama serve`)? ({error})</source>
+        <translation>无法连接 {url} 上的 Ollama；它在运行吗（`ollama serve`）？（{error}）</translation>
+    </message>
+    <message>
+        <source>Ollama reported an error mid-reply: {detail}. The partial reply was kept.</source>
+        <translation>Ollama 在回复中途报告了错误：{detail}。已保留部分回复。</translation>
+    </message>
+    <message>
+        <source>Ollama reported an error: {detail}.</source>
+        <translation>Ollama 报告了错误：{detail}。</translation>
+    </message>
+    <message>
+        <source>{Subject} refused the request ({status}: {detail}).</source>
+        <translation>{Subject} 拒绝了请求（{status}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>{Subject} rejected the key ({status}: {detail}). Check the key{where}.</source>
+        <translation>{Subject} 拒绝了密钥（{status}: {detail}）。请{where}检查密钥。</translation>
+    </message>
+    <message>
+        <source>{Subject} says the account has no credit left ({status}: {detail}). Top it up, then retry.</source>
+        <translation>{Subject} 表示账户余额不足（{status}: {detail}）。请充值后重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} does not allow this key to do this ({status}: {detail}). Check the key&apos;s permissions{where}.</source>
+        <translation>{Subject} 不允许此密钥执行该操作（{status}: {detail}）。请{where}检查密钥的权限。</translation>
+    </message>
+    <message>
+        <source>Not found at {noun} ({status}: {detail}). Check the model name and the base URL.</source>
+        <translation>在 {noun} 上未找到（{status}: {detail}）。请检查模型名称和基础 URL。</translation>
+    </message>
+    <message>
+        <source>{Subject} timed out before answering ({status}: {detail}). Retry in a little while.</source>
+        <translation>{Subject} 在应答前超时（{status}: {detail}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The request is too large for {noun} ({status}: {detail}). Send less: fewer or smaller attachments.</source>
+        <translation>请求对 {noun} 来说太大（{status}: {detail}）。请少发一些：减少附件或使用更小的附件。</translation>
+    </message>
+    <message>
+        <source>Rate limited by {noun} ({status}: {detail}). Wait a moment and retry.</source>
+        <translation>{noun} 限制了请求频率（{status}: {detail}）。请稍等片刻再重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} is overloaded ({status}: {detail}). Retry in a little while.</source>
+        <translation>{Subject} 过载（{status}: {detail}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} failed to answer ({status}: {detail}). Retry in a little while.</source>
+        <translation>{Subject} 未能应答（{status}: {detail}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} answered {status}: {detail}</source>
+        <translation>{Subject} 返回 {status}: {detail}</translation>
+    </message>
+    <message>
+        <source> in Settings</source>
+        <translation>在设置中</translation>
+    </message>
+    <message>
+        <source> in Settings or {hint}</source>
+        <translation>在设置或 {hint} 中</translation>
+    </message>
+    <message>
+        <source> The partial reply was kept.</source>
+        <translation>已保留部分回复。</translation>
+    </message>
+    <message>
+        <source>{noun} answered {status}: {detail}</source>
+        <translation>{noun} 返回 {status}: {detail}</translation>
+    </message>
+    <message>
+        <source>{noun} said: {detail}</source>
+        <translation>{noun} 表示：{detail}</translation>
+    </message>
+    <message>
+        <source>Could not reach {noun} at {url}: {why}</source>
+        <translation>无法连接 {url} 上的 {noun}：{why}</translation>
+    </message>
+    <message>
+        <source>The connection closed before the reply finished ({error}).</source>
+        <translation>回复完成前连接已关闭（{error}）。</translation>
+    </message>
+    <message>
+        <source>The connection to {noun} broke before the reply began ({error}: {details}).</source>
+        <translation>回复开始前与 {noun} 的连接已中断（{error}: {details}）。</translation>
+    </message>
+    <message>
+        <source>The stream from {noun} ended before the reply finished.</source>
+        <translation>来自 {noun} 的数据流在回复完成前结束。</translation>
+    </message>
+    <message>
+        <source>{Subject} ended its response before the reply began. Retry.</source>
+        <translation>{Subject} 在回复开始前结束了响应。请重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} sent a {frame} that is not a JSON object ({shown}); the reply was cut there.</source>
+        <translation>{Subject} 发送的{frame}不是 JSON 对象（{shown}）；回复在此中断。</translation>
+    </message>
+    <message>
+        <source>{Subject} answered {url} with something that is not JSON (“{excerpt}”). Check the base URL in Settings ▸ Providers.</source>
+        <translation>{Subject} 对 {url} 的应答不是 JSON（“{excerpt}”）。请在 设置 ▸ 服务商 中检查基础 URL。</translation>
+    </message>
+    <message>
+        <source>No key is stored for {name!r}. Run `desktop-copilot keys set {name}` or add it in Settings.</source>
+        <translation>未存储 {name!r} 的密钥。请运行 `desktop-copilot keys set {name}` 或在设置中添加。</translation>
+    </message>
+    <message>
+        <source>{provider} API key</source>
+        <translation>{provider} API 密钥</translation>
+    </message>
+    <message>
+        <source>No {label} is configured. Get one at {url}, then run `desktop-copilot keys set {name}` or set the {env_var} environment variable.</source>
+        <translation>尚未配置{label}。请在 {url} 获取，然后运行 `desktop-copilot keys set {name}`，或设置环境变量 {env_var}。</translation>
     </message>
 </context>
 <context>
@@ -3800,6 +4349,14 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>Send these messages whole again from the next request on</source>
         <translation>从下一个请求起重新完整发送这些消息</translation>
+    </message>
+</context>
+<context>
+    <name>UsageChart</name>
+    <message>
+        <source>MMM d</source>
+        <comment>a day on the chart (QDate format)</comment>
+        <translation>M月d日</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QSizePolicy, QWidget
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import Theme
 from desktop_copilot.qt.common.theme_switch import current_theme, themed_style_sheet
+from desktop_copilot.core.knowledge.reasons import reason_text
 
 if TYPE_CHECKING:
     from desktop_copilot.core.knowledge.indexer import Progress
@@ -92,7 +93,7 @@ class KnowledgeStatus(QWidget):
             text = (self.tr("“{name}”: 1 file left out") if len(files) == 1
                     else self.tr("“{name}”: %n files left out", "", len(files))).format(name=progress.source)
         else:
-            text = self.tr("“{name}” could not be indexed: {problem}").format(name=progress.source, problem=progress.problems[0][1])
+            text = self.tr("“{name}” could not be indexed: {problem}").format(name=progress.source, problem=reason_text(progress.problems[0][1]))
         self._show_news_text(text)
 
     def _show_news_text(self, text: str) -> None:

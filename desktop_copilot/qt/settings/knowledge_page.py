@@ -36,6 +36,7 @@ from desktop_copilot.qt.settings.knowledge_embedding import EmbeddingGroup
 from desktop_copilot.qt.settings.models_page import hint
 from desktop_copilot.qt.settings.styles import set_kind
 from desktop_copilot.qt.settings.toggle_switch import ToggleSwitch
+from desktop_copilot.core.knowledge.reasons import reason_text
 
 COLUMNS = (QT_TRANSLATE_NOOP("KnowledgePage", "On"), QT_TRANSLATE_NOOP("KnowledgePage", "Source"),
            QT_TRANSLATE_NOOP("KnowledgePage", "Files"), QT_TRANSLATE_NOOP("KnowledgePage", "Passages"),
@@ -312,8 +313,9 @@ class KnowledgePage(QWidget):
             return
         self.problems_title.setText(self.tr("Files left out of “{name}”").format(name=source.name))
         for file in left_out:
-            self.problems.addItem(f"{file.path} — {file.reason}")
-            self.problems.item(self.problems.count() - 1).setToolTip(f"{file.path}\n{file.reason}")
+            reason = reason_text(file.reason)
+            self.problems.addItem(f"{file.path} — {reason}")
+            self.problems.item(self.problems.count() - 1).setToolTip(f"{file.path}\n{reason}")
         shown = min(len(left_out), 6)  # it scrolls beyond
         self.problems.setFixedHeight(shown * self.problems.sizeHintForRow(0) + self.problems.frameWidth() * 2 + 4)
         self.problems.show()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QDate, QEvent, QLocale, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 
@@ -122,4 +122,5 @@ class DailyChart(QWidget):
 
 
 def _day(day: date) -> str:
-    return day.strftime("%b %d").replace(" 0", " ")
+    """"Mar 2" (month and day in the interface language: QLocale's default)."""
+    return QLocale().toString(QDate(day.year, day.month, day.day), QCoreApplication.translate("UsageChart", "MMM d", "a day on the chart (QDate format)"))

@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from desktop_copilot.qt.i18n import install_translator, qm_path, remove_translators, resolve_language
-from desktop_copilot.qt.i18n.update import lrelease, lupdate, source_files, ts_path
+from desktop_copilot.qt.i18n.update import core_messages, lrelease, lupdate, marked_strings, source_files, ts_path
 from tests.qt.conftest import make_window, qasync_loop  # noqa: F401 - fixtures the window test uses
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -180,7 +180,87 @@ def test_the_sources_lupdate_reads_are_the_qt_and_app_layers():
     files = source_files()
     assert any(name.endswith("qt/window/composer.py") for name in files)
     assert any(name.endswith("app/gui.py") for name in files)
-    assert not any("/core/" in name for name in files)
+    assert not any("/core/" in name for name in files)  # the core's messages come from core_messages()
+
+
+# --- the Qt-free core's messages (core/words.py) ---------------------------------------------------
+
+CORE_SOURCES = ROOT / "desktop_copilot" / "core"
+
+
+def test_every_core_message_has_a_finished_chinese_translation():
+    wanted = core_messages()
+    assert len(wanted) > 100, "the core scan found suspiciously few marked messages"
+    committed = messages(COMMITTED_TS)
+    missing = [text for text in wanted if not is_finished(committed.get(("CoreMessages", text)))]
+    assert not missing, f"{len(missing)} core messages have no finished zh_CN translation:\n" + "\n".join(missing)
+
+
+def test_core_messages_are_said_in_chinese_under_the_chinese_translation(qapp):
+    from desktop_copilot.core.content.link_safety import needs_confirmation
+    from desktop_copilot.core.knowledge.reasons import reason_text
+    from desktop_copilot.core.providers.status_words import status_sentence
+
+    english = status_sentence("the Anthropic API", 401, "invalid x-api-key", key_hint="ANTHROPIC_API_KEY")
+    assert english == ("The Anthropic API rejected the key (401: invalid x-api-key). Check the key in Settings or "
+                       "ANTHROPIC_API_KEY.")
+    try:
+        install_translator(qapp, "zh_CN")
+        chinese = status_sentence("the Anthropic API", 401, "invalid x-api-key", key_hint="ANTHROPIC_API_KEY")
+        assert HAN.search(chinese) and "invalid x-api-key" in chinese and "ANTHROPIC_API_KEY" in chinese, chinese
+        assert HAN.search(needs_confirmation("https://bank.com", "https://evil.example/"))
+        assert reason_text("larger than the 20 MB size cap (31 MB)") == "超过 20 MB 的大小上限（31 MB）"
+        assert reason_text("damaged PDF: not a readable PDF file") == "PDF 已损坏：不是可读取的 PDF 文件"
+    finally:
+        remove_translators(qapp)
+    assert status_sentence("the Anthropic API", 401, "invalid x-api-key", key_hint="ANTHROPIC_API_KEY") == english
+
+
+def test_the_core_scan_reads_the_markers(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('A = N_("Marked")\nraise E(tr("{n} files").format(n=2))\ntr(name)\nprint("not marked")\n', encoding="utf-8")
+    assert marked_strings(sample) == [(1, "Marked"), (2, "{n} files")]
+
+
+USER_FACING_ERRORS = ("AttachmentError", "McpConfigError", "McpNameError", "KnowledgeError", "MissingKeyError", "ProviderError")
+"""Exceptions of the core whose message the window shows as it is: a literal in one must be marked."""
+
+
+def unmarked_core_messages(path: Path) -> list[str]:
+    """`raise SomeUserFacingError("English…")` (or an f-string) in `path` without tr()/N_()."""
+    source = path.read_text(encoding="utf-8")
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name) \
+                and node.exc.func.id in USER_FACING_ERRORS and node.exc.args and _shown_literal(node.exc.args[0]):
+            found.append(f"{_shown_path(path)}:{node.lineno}: {ast.get_source_segment(source, node.exc)[:100]}")
+    return found
+
+
+def test_the_core_raises_no_unmarked_user_facing_message(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('raise AttachmentError(f"{n} is too big")\nraise AttachmentError(tr("{n} is too big").format(n=n))\n'
+                      'raise ValueError("internal")\n', encoding="utf-8")
+    assert [entry.split(":")[1] for entry in unmarked_core_messages(sample)] == ["1"]
+    found = [entry for path in sorted(CORE_SOURCES.rglob("*.py")) for entry in unmarked_core_messages(path)]
+    assert not found, "user-facing core messages not marked with core/words.py's tr():\n" + "\n".join(found)
+
+
+def test_dates_follow_the_interface_language(qapp):
+    from datetime import datetime
+
+    from desktop_copilot.qt.history.conversation_list_model import time_text
+
+    now = datetime(2025, 3, 15, 12).timestamp()
+    try:
+        install_translator(qapp, "zh_CN")
+        assert time_text(datetime(2025, 1, 2, 10).timestamp(), now) == "1月2日"
+        assert time_text(datetime(2023, 1, 2, 10).timestamp(), now) == "2023年1月2日"
+        assert time_text(datetime(2025, 3, 9, 10).timestamp(), now) == "周日"
+        install_translator(qapp, "en", QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+        assert time_text(datetime(2025, 1, 2, 10).timestamp(), now) == "2 Jan"
+    finally:
+        remove_translators(qapp)
 
 
 def test_the_language_choice_on_the_models_page_edits_the_setting(qtbot, qasync_loop, tmp_path):  # noqa: F811 - the imported fixture
