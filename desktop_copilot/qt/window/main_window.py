@@ -370,10 +370,20 @@ class MainWindow(QMainWindow):
             self.composer.focus()
 
     def _on_run_finished(self, outcome: str, detail: str) -> None:
-        if outcome in EARLY_END_OUTCOMES:
+        if outcome in EARLY_END_OUTCOMES and not self._reply_says(detail):
             self.banner.show_error(detail or self.tr("The reply ended early ({outcome}).").format(outcome=outcome))
         elif outcome == "stopped":
             self.statusBar().showMessage(self.tr("Stopped. The partial reply was kept."), 5000)
+
+    def _reply_says(self, detail: str) -> bool:
+        """Whether the conversation's last reply already shows `detail` (its notice in the transcript, and the recovery
+        bar under it): the banner would only say it a third time."""
+        from desktop_copilot.core.conversation.statuses import MessageStatus, Role
+
+        messages = self.controller.session.conversation.messages
+        reply = messages[-1] if messages else None
+        return (reply is not None and reply.role is Role.ASSISTANT and bool(reply.error) and bool(detail.strip())
+                and reply.status in (MessageStatus.FAILED, MessageStatus.INTERRUPTED) and detail.strip() in reply.error)
 
     def _on_message_sent(self, text: str) -> None:
         if self.edits.editing is None:
