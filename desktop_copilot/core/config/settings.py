@@ -24,6 +24,7 @@ ANTHROPIC = "anthropic"
 LEGACY_URL, LEGACY_MODELS = "anthropic_base_url", "models_cache"
 """Where files written before Anthropic was an ordinary provider kept its base URL and model list."""
 COMPACT_AT_RANGE = (0.5, 0.95)
+ZOOM_RANGE = (0.5, 2.5)
 
 
 class ModelsCache(BaseModel):
@@ -140,8 +141,18 @@ class Settings(BaseModel):
     summariser_provider: str | None = None
     summariser_model: str | None = None
     """Who writes the summaries of compacted turns; None: the conversation's own provider and model."""
+    transcript_zoom: float = 1.0
+    """The transcript's text size over the default (View ▸ Zoom in / Zoom out / Actual size), kept between runs."""
     knowledge_embedding: KnowledgeEmbedding | None = None
     """The embedding model of knowledge searches; None: BM25 alone (Settings ▸ Knowledge)."""
+
+    @field_validator("transcript_zoom", mode="before")
+    @classmethod
+    def _zoom_in_range(cls, value: object) -> object:
+        """A zoom out of range (a hand-edited file) is brought into it rather than making the file unusable."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return min(max(float(value), ZOOM_RANGE[0]), ZOOM_RANGE[1])
+        return value
 
     def stream_deadlines(self, default: StreamDeadlines) -> StreamDeadlines:
         """`default` (a provider's deadlines) with what these settings change."""

@@ -4,7 +4,7 @@ same colour names, the status and risk pills of each, and the Pygments style of 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QColor
@@ -156,6 +156,12 @@ class Theme:
 
     def color(self, name: str) -> QColor:
         return QColor(getattr(self, name))
+
+    def scaled(self, factor: float) -> Theme:
+        """This theme with its text `factor` times as large (the transcript's zoom); itself at 1."""
+        if abs(factor - 1.0) < 1e-3:
+            return self
+        return replace(self, base_point_size=round(self.base_point_size * factor, 2), fonts={})
 
     def font(self, kind: str = "body") -> QFont:
         """`body`, `small`, `small_bold`, `label` (bold body) or `mono`; created once per theme."""

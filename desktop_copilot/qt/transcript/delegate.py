@@ -32,6 +32,9 @@ class TranscriptDelegate(QStyledItemDelegate):
         self._column = self.env.column(QRect(0, 0, self.width, 0)).width()
         self.model: TranscriptModel | None = None
         self._layouts: OrderedDict[tuple, RowLayout] = OrderedDict()
+        self.zoom = 1.0
+        """The transcript's text size over the theme's (View ▸ Zoom in, Zoom out, Actual size)."""
+        self._base_theme = self.env.theme
 
     def bind(self, model: TranscriptModel) -> None:
         """The model whose expand/collapse state clicks change; when it shows another conversation, the rows laid out
@@ -43,9 +46,16 @@ class TranscriptDelegate(QStyledItemDelegate):
     # --- geometry --------------------------------------------------------------------
 
     def apply_theme(self, theme) -> None:
-        """Paint with `theme` from now on (the theme switch calls this): laid-out rows baked the old colours in."""
-        self.env.apply_theme(theme)
+        """Paint with `theme` from now on (the theme switch calls this), at the zoom set: laid-out rows baked the old
+        colours and sizes in."""
+        self._base_theme = theme
+        self.env.apply_theme(theme.scaled(self.zoom))
         self._layouts.clear()
+
+    def set_zoom(self, factor: float) -> None:
+        """Text `factor` times its size (View ▸ Zoom in / out); the view lays its rows out again."""
+        self.zoom = factor
+        self.apply_theme(self._base_theme)
 
     def set_width(self, width: int) -> bool:
         """The viewport width rows are laid out for; True when it changed (the view then re-lays out)."""

@@ -129,6 +129,16 @@ class TranscriptView(RowView):
             self.rows.reset(self._estimate_all())
             self._restore(anchor)
 
+    def set_zoom(self, factor: float) -> None:
+        """Text `factor` times its size; the rows are laid out again around what is on screen."""
+        if abs(factor - self.delegate.zoom) < 1e-3:
+            return
+        anchor = self._anchor()
+        self.delegate.set_zoom(factor)
+        self.rows.reset(self._estimate_all())
+        self._restore(anchor)
+        self.viewport().update()
+
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt name
         group = QPalette.ColorGroup.Active if self.hasFocus() else QPalette.ColorGroup.Inactive
         self.selection.highlight = self.palette().color(group, QPalette.ColorRole.Highlight)

@@ -60,6 +60,10 @@ def stored_settings(runtime: Runtime) -> Settings:
     return SettingsFile(runtime.paths.settings_file).load()
 
 
+ZOOM_STEPS = (0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5)
+"""The transcript's text sizes, as browsers step them."""
+
+
 class MainWindow(QMainWindow):
     sig_closed = Signal()
     sig_unexpected_error = Signal(str)
@@ -276,6 +280,19 @@ class MainWindow(QMainWindow):
             self.splitter.setSizes(settings.window_splitter_sizes)
         self._hidden_splitter_sizes = settings.window_splitter_sizes or self.splitter.sizes()
         self.history.sidebar.setVisible(settings.sidebar_visible)
+        self.view.set_zoom(settings.transcript_zoom)
+
+    def zoom_transcript(self, step: int) -> None:
+        """One step larger (+1) or smaller (-1), or the actual size (0); kept with the window's state."""
+        current = self.view.delegate.zoom
+        if step == 0:
+            factor = 1.0
+        elif step > 0:
+            factor = next((z for z in ZOOM_STEPS if z > current + 1e-3), ZOOM_STEPS[-1])
+        else:
+            factor = next((z for z in reversed(ZOOM_STEPS) if z < current - 1e-3), ZOOM_STEPS[0])
+        self.view.set_zoom(factor)
+        self.statusBar().showMessage(self.tr("Text size {percent} %").format(percent=round(factor * 100)), 1500)
 
     def _restore_geometry(self, geometry: str | None) -> None:
         if geometry:
@@ -287,6 +304,7 @@ class MainWindow(QMainWindow):
         return {"window_geometry": bytes(self.saveGeometry().toBase64().data()).decode("ascii"),
                 "window_splitter_sizes": self.splitter_sizes(),
                 "sidebar_visible": not self.history.sidebar.isHidden(),
+                "transcript_zoom": self.view.delegate.zoom,
                 "open_conversation_id": self.controller.session.conversation.id}  # a new chat is not stored: the latest opens
 
     def save_window_state(self) -> bool:
