@@ -2268,6 +2268,10 @@ Let it continue?</source>
         </translation>
     </message>
     <message>
+        <source>Text size {percent} %</source>
+        <translation>文字大小 {percent}%</translation>
+    </message>
+    <message>
         <source>Could not open the log folder. It is at {folder}</source>
         <translation>无法打开日志文件夹。它位于 {folder}</translation>
     </message>
@@ -4716,6 +4720,18 @@ Its messages are removed from this computer. This cannot be undone.</source>
     <message>
         <source>Show &amp;conversation list</source>
         <translation>显示对话列表(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;in</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Actual size</source>
+        <translation>实际大小(&amp;A)</translation>
     </message>
     <message>
         <source>&amp;Usage…</source>
