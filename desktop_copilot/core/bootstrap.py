@@ -110,10 +110,12 @@ def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
 
 def unsaved_warning(store: Store) -> str | None:
     """For the command line: the database file could not be opened, so nothing of this run is saved."""
-    if store.unopened is None:
+    unopened = store.unopened
+    if unopened is None:
         return None
-    return (f"The conversation database {store.path} cannot be opened or created ({store.unopened.detail}): "
-            "this conversation is not saved.")
+    why = {"not_a_folder": f"{unopened.where} is a file, not a folder", "read_only": f"{unopened.where} is read-only",
+           "full": f"the disk that holds {unopened.where} is full"}.get(unopened.kind, unopened.detail)
+    return f"The conversation database {store.path} cannot be opened or created ({why}): this conversation is not saved."
 
 
 def make_editable(runtime: Runtime) -> Runtime:
