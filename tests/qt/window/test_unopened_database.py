@@ -6,7 +6,12 @@ check writes everything into the real file (read back with sqlite3), the banner 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QCoreApplication
@@ -79,3 +84,41 @@ def test_a_window_without_its_database_file_keeps_the_conversation_exports_it_an
     db.close()
     assert "Is the typhoon signal up?" in blocks and "Signal 8 is up until noon." in blocks
     assert uncaught == []
+
+
+START_PROBE = textwrap.dedent(
+    """
+    import json
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    def look():
+        windows = [w for w in QApplication.topLevelWidgets() if type(w).__name__ == "MainWindow" and w.isVisible()]
+        banner = getattr(windows[0], "banner", None) if windows else None
+        if banner is not None and not banner.isHidden():
+            print(json.dumps({"banner": banner.text(), "lasting": banner.lasting}), flush=True)
+            windows[0].close()
+
+    app = QApplication(["desktop-copilot"])
+    timer = QTimer(interval=50)
+    timer.timeout.connect(look)
+    timer.start()
+    QTimer.singleShot(60000, app.closeAllWindows)
+    from desktop_copilot.app.cli import main
+    main([])
+    """
+)
+
+
+def test_the_app_starts_where_the_data_folder_cannot_be_made(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "data").write_text("a file where the data folder goes")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_COPILOT_HOME": str(home), "ANTHROPIC_API_KEY": "sk-ant-test"}
+    env.pop("DESKTOP_COPILOT_EXIT_AFTER_SHOW", None)
+    done = subprocess.run([sys.executable, "-c", START_PROBE], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parents[3], check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    assert "cannot be saved" in seen["banner"] and str(home / "data") in seen["banner"] and seen["lasting"]
+    assert (home / "data").is_file()  # left as it was
