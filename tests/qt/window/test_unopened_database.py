@@ -6,12 +6,8 @@ check writes everything into the real file (read back with sqlite3), the banner 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QCoreApplication
@@ -24,6 +20,7 @@ from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.conversation.models import Role
 from desktop_copilot.core.runtime import Runtime
 from tests.qt.conftest import qasync_loop, run_async  # noqa: F401 - fixtures are used by name
+from tests.support.start_probe import run_start_probe
 from tests.support.loopback import anthropic_text_reply, sse_response
 
 pytestmark = pytest.mark.qt_no_exception_capture  # the app's own hook is watched instead
@@ -114,11 +111,6 @@ def test_the_app_starts_where_the_data_folder_cannot_be_made(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     (home / "data").write_text("a file where the data folder goes")
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_COPILOT_HOME": str(home), "ANTHROPIC_API_KEY": "sk-ant-test"}
-    env.pop("DESKTOP_COPILOT_EXIT_AFTER_SHOW", None)
-    done = subprocess.run([sys.executable, "-c", START_PROBE], env=env, capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).parents[3], check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    seen = run_start_probe(home, START_PROBE)
     assert "cannot be saved" in seen["banner"] and str(home / "data") in seen["banner"] and seen["lasting"]
     assert (home / "data").is_file()  # left as it was
