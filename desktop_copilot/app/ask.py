@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
 async def _ask(args: argparse.Namespace) -> int:
     from desktop_copilot.app.ask_approval import choose_approver, choose_loop_question
     from desktop_copilot.core.content.attachments import AttachmentError, read_attachment
-    from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp
+    from desktop_copilot.core.bootstrap import build_runtime, open_store, start_mcp, unsaved_warning
     from desktop_copilot.core.chat import ChatSession
     from desktop_copilot.core.runtime import MissingKeyError
 
@@ -238,6 +238,8 @@ async def _ask(args: argparse.Namespace) -> int:
         max_tool_rounds=args.max_tool_rounds, system=args.system, max_tokens=args.max_tokens,
     )
     store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings)
+    if store is not None and (problem := unsaved_warning(store)):  # the reply is given all the same
+        runtime.warnings.append(problem)
     for problem in runtime.warnings:
         print(f"warning: {problem}", file=sys.stderr)
     try:

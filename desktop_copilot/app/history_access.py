@@ -66,7 +66,7 @@ def with_store(action: Callable[[argparse.Namespace, Store | None], int], *, cre
 
 def open_history(create: bool) -> Store | None:
     """The profile's store after its integrity check, warnings on stderr; None when there is no database and not `create`."""
-    from desktop_copilot.core.bootstrap import open_store
+    from desktop_copilot.core.bootstrap import open_store, unsaved_warning
     from desktop_copilot.core.config.paths import AppPaths
 
     paths = AppPaths.resolve()
@@ -74,6 +74,8 @@ def open_history(create: bool) -> Store | None:
         return None
     warnings: list[str] = []
     store = open_store(paths, warnings)
+    if problem := unsaved_warning(store):
+        warnings.append(problem)
     for problem in warnings:
         print(f"warning: {problem}", file=sys.stderr)
     return store

@@ -32,8 +32,20 @@ class InstanceLock:
         self._lock.setStaleLockTime(0)  # never by age: only a dead holder's lock is stale
 
     def acquire(self) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        return self._lock.tryLock(0)
+        """True when this launch may open the window: it holds the lock, or the lock cannot be made at all (a
+        read-only data folder, a file in its place: the window opens with its conversations kept in memory)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            log.warning("no window lock: its folder cannot be made (%s); a second window is not prevented", exc)
+            return True
+        if self._lock.tryLock(0):
+            return True
+        if self._lock.error() == QLockFile.LockError.LockFailedError:  # another process holds it
+            return False
+        log.warning("no window lock: %s cannot be written (%s); a second window is not prevented", self.path,
+                    self._lock.error().name)
+        return True
 
     def release(self) -> None:
         self._lock.unlock()

@@ -3,6 +3,8 @@ command line, and applies edited settings to a running one."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from typing import Any
 
 from desktop_copilot.core.approval.grants import GrantStore
@@ -14,7 +16,10 @@ from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.core.config.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.debug_pragmas import debug_pragmas
+from desktop_copilot.core.storage.in_memory import unopened
 from desktop_copilot.core.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 
 def build_runtime(*, check_keyring: bool = True, **overrides: Any) -> Runtime:
@@ -91,13 +96,31 @@ def keyring_status_warning(status: KeyringStatus) -> str | None:
 
 def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
     """The conversation database after an integrity check; a damaged file is kept aside and reported. A disk that
-    takes no write opens it all the same (store.health says so); DESKTOP_COPILOT_SQLITE_PRAGMAS can simulate one."""
-    store, problem = Store.open_checked(paths.database, debug_pragmas())
+    takes no write opens it all the same (store.health says so); DESKTOP_COPILOT_SQLITE_PRAGMAS can simulate one.
+    A file that cannot be opened or created at all (a read-only or full disk, a file where the data folder should
+    be, a damaged file that cannot be moved aside) gives a store kept in memory (`store.unopened` says why;
+    `store.save_to_disk()` tries the file again)."""
+    try:
+        store, problem = Store.open_checked(paths.database, debug_pragmas())
+    except (sqlite3.Error, OSError) as exc:
+        log.warning("the conversation database %s cannot be opened (%s); the conversations are kept in memory",
+                    paths.database, exc)
+        return Store.in_memory(paths.database, unopened(paths.database, exc))
     if problem is not None and warnings is not None:
         warnings.append(str(problem))
     if store.backup_path is not None and warnings is not None:
         warnings.append(f"The database was upgraded; the previous version was kept at {store.backup_path}.")
     return store
+
+
+def unsaved_warning(store: Store) -> str | None:
+    """For the command line: the database file could not be opened, so nothing of this run is saved."""
+    unopened = store.unopened
+    if unopened is None:
+        return None
+    why = {"not_a_folder": f"{unopened.where} is a file, not a folder", "read_only": f"{unopened.where} is read-only",
+           "full": f"the disk that holds {unopened.where} is full"}.get(unopened.kind, unopened.detail)
+    return f"The conversation database {store.path} cannot be opened or created ({why}): this conversation is not saved."
 
 
 def make_editable(runtime: Runtime) -> Runtime:

@@ -203,3 +203,15 @@ def test_ctrl_c_stops_exits_4_and_saves_the_partial_reply(loopback):
     assert process.returncode == 4, err
     assert (first + out).strip().startswith("slow")
     assert stored_messages()[-1][1] == "stopped"
+
+
+def test_a_data_folder_that_cannot_be_made_still_answers_and_says_nothing_is_saved(loopback, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "data").write_text("a file where the data folder goes")  # unusable even for root
+    loopback.enqueue("/v1/messages", sse_response(anthropic_text_reply("Still answered.")))
+    result = ask(loopback, "hello", env=ask_env(loopback, DESKTOP_COPILOT_HOME=str(home)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Still answered.\n"
+    assert "cannot be opened or created" in result.stderr and "this conversation is not saved" in result.stderr
+    assert (home / "data").is_file()

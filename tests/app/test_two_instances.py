@@ -120,3 +120,17 @@ def test_two_processes_writing_one_database_lose_and_mix_nothing(tmp_path):
             title = db.execute("SELECT title FROM conversations WHERE id=?", (result["conversation"],)).fetchone()[0]
             assert title == f"{name} after {count - 1 - (count - 1) % 10}"
     db.close()
+
+
+def test_a_data_folder_that_cannot_hold_the_lock_lets_the_window_open(tmp_path, qapp):
+    from desktop_copilot.app.single_instance import InstanceLock
+
+    in_the_way = tmp_path / "data"
+    in_the_way.write_text("a file where the data folder goes")
+    lock = InstanceLock(in_the_way)
+    assert lock.acquire() is True  # no lock, but the window opens (its conversations kept in memory)
+    lock.release()
+    folder = tmp_path / "usable"
+    first, second = InstanceLock(folder), InstanceLock(folder)
+    assert first.acquire() is True and second.acquire() is False  # held by a living process: refused as before
+    first.release()

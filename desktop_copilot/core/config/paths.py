@@ -25,8 +25,13 @@ class AppPaths:
         return self.config_dir / "settings.json"
 
     def ensure(self) -> AppPaths:
+        """The folders made where they are missing; one that cannot be made (a read-only disk, a file in its place)
+        is left to what uses it to report (the conversation store is then kept in memory)."""
         for folder in (self.config_dir, self.data_dir, self.log_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                pass
         return self
 
     @classmethod

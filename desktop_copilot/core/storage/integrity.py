@@ -35,10 +35,19 @@ def integrity_problem(path: Path) -> str | None:
     return None if result == ["ok"] else "; ".join(result[:3])
 
 
+class UnmovableDamageError(OSError):
+    """The database failed its integrity check and could not be renamed aside (its folder takes no change)."""
+
+
 def keep_aside(path: Path, problem: str) -> DamagedDatabaseError:
-    """Rename the damaged file (and its -wal/-shm) to `…damaged-YYYYmmdd-HHMMSS`; the error says where."""
+    """Rename the damaged file (and its -wal/-shm) to `…damaged-YYYYmmdd-HHMMSS`; the error says where.
+    UnmovableDamageError when the file cannot be renamed."""
     kept_at = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    path.rename(kept_at)
+    try:
+        path.rename(kept_at)
+    except OSError as exc:
+        raise UnmovableDamageError(exc.errno, f"damaged ({problem}) and could not be moved aside: {exc.strerror}",
+                                   str(path)) from exc
     for suffix in ("-wal", "-shm"):
         side = path.with_name(path.name + suffix)
         if side.exists():

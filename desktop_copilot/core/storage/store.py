@@ -17,6 +17,7 @@ from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.compaction_rows import read_compactions, write_compaction
 from desktop_copilot.core.storage.background_index import BackgroundIndexer
 from desktop_copilot.core.storage.health import StorageHealth, StorageUnavailableError, storage_problem
+from desktop_copilot.core.storage.in_memory import Unopened, copy_into_file, memory_uri, unopened
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
 from desktop_copilot.core.storage.keyed_worker import rollback
 from desktop_copilot.core.storage.message_writer import BLOCKS, PENDING, HeaderRow, MessageRow, MessageWriter
@@ -49,16 +50,33 @@ class Store:
     written by threads of their own (`writer`, `indexer`), each with its own connection. `health` says whether the
     disk takes the writes; headers and messages it refuses wait on the writer thread (see the module's note)."""
 
-    def __init__(self, path: Path | str, pragmas: Sequence[str] = ()) -> None:
+    def __init__(self, path: Path | str, pragmas: Sequence[str] = (), *, unopened: Unopened | None = None) -> None:
         """`pragmas`: more PRAGMAs for every connection, after the store's own (debug_pragmas.py: a real SQLite
-        limit, e.g. `max_page_count`, that makes the disk full for tests)."""
+        limit, e.g. `max_page_count`, that makes the disk full for tests). `unopened`: the file could not be opened
+        (in_memory.py): the store is kept in memory until `save_to_disk` can open it."""
         self.path = Path(path)
         self.pragmas = list(pragmas)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.unopened = unopened
+        """Why the store is kept in memory; None once it is the file at `path`."""
+        self._memory = memory_uri() if unopened is not None else None
         self.health = StorageHealth(passive=(STORE_SOURCE,))  # a failed write of this connection raised to its caller
+        self._open()
+
+    @classmethod
+    def in_memory(cls, path: Path | str, unopened: Unopened) -> Store:
+        """A store in memory, for the file at `path` that could not be opened (`unopened` says why)."""
+        return cls(path, unopened=unopened)
+
+    def _open(self) -> None:
+        if self._memory is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = self._connect()
         self.search_index = SearchIndex(self._db)
-        self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
+        try:
+            self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
+        except BaseException:
+            self._db.close()
+            raise
         self.indexer = BackgroundIndexer(self._connect, self.health)
         """Writes finished messages' search rows off the caller's thread."""
         self.writer = MessageWriter(self._connect, self.indexer)
@@ -67,11 +85,49 @@ class Store:
         self._resume_indexing()
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        if self._memory is not None:  # one memory database for every connection; the disk's PRAGMAs do not apply
+            db = sqlite3.connect(self._memory, uri=True, isolation_level=None, check_same_thread=False)
+            pragmas: tuple[str, ...] = ("busy_timeout=5000", "foreign_keys=ON")
+        else:
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            pragmas = ("busy_timeout=5000", "journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", *self.pragmas)
         db.row_factory = sqlite3.Row
-        for pragma in ("busy_timeout=5000", "journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", *self.pragmas):
-            _pragma(db, pragma)
+        try:
+            for pragma in pragmas:
+                _pragma(db, pragma)
+        except BaseException:
+            db.close()
+            raise
         return db
+
+    def save_to_disk(self) -> bool:
+        """While the store is in memory: try the file again (a damaged one is moved aside first); once it opens,
+        everything written so far is copied into it (in_memory.py) and the store goes on with the file (True).
+        False, with `unopened` saying why, while it still cannot be opened; nothing changes then."""
+        if self._memory is None:
+            return True
+        self._settle()
+        self.indexer.wait(SEARCH_WAIT)
+        memory = self._memory
+        kept = (self._db, self.search_index, self.backup_path, self.indexer, self.writer)
+        self._memory = None
+        try:
+            if (problem := integrity_problem(self.path)) is not None:
+                keep_aside(self.path, problem)
+            self._open()
+            copy_into_file(memory, self.path)
+        except (sqlite3.Error, OSError, NewerSchemaError) as exc:
+            if self.writer is not kept[4]:  # the file opened, the copy failed: close it again
+                self.close()
+            self._db, self.search_index, self.backup_path, self.indexer, self.writer = kept
+            self._memory = memory
+            self.unopened = unopened(self.path, exc)
+            return False
+        kept[4].close(timeout=10.0)
+        kept[3].close()
+        kept[0].close()
+        self.unopened = None
+        return True
 
     @classmethod
     def open_checked(cls, path: Path | str, pragmas: Sequence[str] = ()) -> tuple[Store, DamagedDatabaseError | None]:
@@ -81,7 +137,7 @@ class Store:
         problem = integrity_problem(path)
         if problem is None:
             return cls(path, pragmas), None
-        damaged = keep_aside(path, problem)
+        damaged = keep_aside(path, problem)  # UnmovableDamageError when it cannot be
         return cls(path, pragmas), damaged
 
     def _after_migration(self, version: int) -> None:

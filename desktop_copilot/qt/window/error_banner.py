@@ -1,5 +1,6 @@
 """A dismissible red banner above the composer that shows the last error in words a user can act on (keys masked),
-and under it a standing condition (the disk refusing writes) until that ends."""
+and under it a standing condition (the disk refusing writes, the database file that cannot be opened) until that
+ends."""
 
 from __future__ import annotations
 
@@ -29,6 +30,33 @@ def storage_problem_text(kind: str, folder: Path) -> str:
                                     "this window and saving is tried again: check the disk that holds {folder}.").format(folder=folder)
 
 
+def unopened_text(kind: str, where: Path) -> str:
+    """What the user reads while the database file cannot be opened and the conversations are kept in memory (kinds of
+    core.storage.in_memory.Unopened), and what to do."""
+    translate = QCoreApplication.translate
+    kept = translate("ErrorBanner", "What you write now is kept in memory; File ▸ Export saves it.")
+    if kind == "read_only":
+        cause = translate("ErrorBanner", "Your conversations cannot be saved: the data folder {folder} is read-only.")
+        remedy = translate("ErrorBanner", "Make the folder writable and they are written there at once.")
+    elif kind == "full":
+        cause = translate("ErrorBanner", "Your conversations cannot be saved: the disk that holds {folder} is full.")
+        remedy = translate("ErrorBanner", "Free some disk space and they are written there at once.")
+    elif kind == "not_a_folder":
+        cause = translate("ErrorBanner", "Your conversations cannot be saved: {folder} is a file where the data folder "
+                                         "should be.")
+        remedy = translate("ErrorBanner", "Move that file away and they are written to a new folder there at once.")
+    elif kind == "damaged":
+        cause = translate("ErrorBanner", "Your conversations cannot be saved: the conversation database in {folder} is "
+                                         "damaged and could not be moved aside.")
+        remedy = translate("ErrorBanner", "Make the folder writable (or move the damaged file away) and a new database "
+                                          "is started there at once.")
+    else:
+        cause = translate("ErrorBanner", "Your conversations cannot be saved: the conversation database in {folder} "
+                                         "cannot be opened.")
+        remedy = translate("ErrorBanner", "Check the disk that holds it; they are written there as soon as it opens.")
+    return " ".join((cause.format(folder=where), kept, remedy))
+
+
 class ErrorBanner(QFrame):
     sig_dismissed = Signal()
 
@@ -38,7 +66,10 @@ class ErrorBanner(QFrame):
         self._error = ""
         self.standing = ""
         """A condition that lasts (the disk): shown under any error until `set_standing("")`, even after an error
-        is dismissed; the ✕ hides it until it changes."""
+        is dismissed; the ✕ hides it until it changes, unless it is `lasting`."""
+        self.lasting = False
+        """The standing condition cannot be dismissed (the conversations are kept in memory): the ✕ is there only
+        while an error shows above it, and takes only the error away."""
         self.icon = PlainLabel("!", self)
         self.icon.setObjectName("errorIcon")
         self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -66,11 +97,11 @@ class ErrorBanner(QFrame):
         self._error = redact(message)
         self._show()
 
-    def set_standing(self, text: str) -> None:
-        """Show `text` as the standing condition ("" ends it)."""
-        if text == self.standing:
+    def set_standing(self, text: str, *, lasting: bool = False) -> None:
+        """Show `text` as the standing condition ("" ends it); `lasting`: it cannot be dismissed."""
+        if text == self.standing and lasting == self.lasting:
             return
-        self.standing = text
+        self.standing, self.lasting = text, lasting and bool(text)
         self._show() if text or self._error else self._hide()
 
     def text(self) -> str:
@@ -83,12 +114,16 @@ class ErrorBanner(QFrame):
         self.sig_dismissed.emit()
 
     def _closed(self) -> None:
+        if self.lasting:
+            self.dismiss()
+            return
         self._error = ""
         self._hide()
         self.sig_dismissed.emit()
 
     def _show(self) -> None:
         self.label.setText("\n\n".join(part for part in (self._error, self.standing) if part))
+        self.close_button.setVisible(bool(self._error) or not self.lasting)
         self.show()
 
     def _hide(self) -> None:

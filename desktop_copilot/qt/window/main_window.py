@@ -228,6 +228,10 @@ class MainWindow(QMainWindow):
         controller.sig_storage_problem.connect(self._on_storage_problem)
         if controller.storage_problem is not None:  # e.g. a read-only database at start
             self._on_storage_problem(controller.storage_problem)
+        if getattr(controller.session.store, "unopened", None) is not None:  # no database file: kept in memory
+            from desktop_copilot.qt.window.disk_retry import DiskRetry
+
+            self.disk_retry = DiskRetry(self)
 
     def _on_storage_problem(self, problem) -> None:
         """The database refuses writes (the banner says why and what to do; replies wait in memory), or takes them

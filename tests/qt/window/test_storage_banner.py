@@ -6,13 +6,8 @@ a damaged settings.json, mcp.json and database: each kept (aside), said in the b
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +19,7 @@ from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.debug_pragmas import PRAGMAS_ENV
 from tests.qt.conftest import make_window, qasync_loop, run_async  # noqa: F401 - fixtures are used by name
+from tests.support.start_probe import run_start_probe
 from tests.support.loopback import anthropic_text_reply, sse_response
 
 pytestmark = pytest.mark.qt_no_exception_capture  # the app's own hook is watched instead
@@ -148,12 +144,7 @@ def test_the_app_starts_on_damaged_files_keeps_them_and_says_so(tmp_path):
     damaged_mcp = b'{"mcpServers": {"a": {"command": "x"},}'
     (home / "config" / "mcp.json").write_bytes(damaged_mcp)
     (home / "data" / "conversations.sqlite3").write_bytes(b"not a database " * 400)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_COPILOT_HOME": str(home), "ANTHROPIC_API_KEY": "sk-ant-test"}
-    env.pop("DESKTOP_COPILOT_EXIT_AFTER_SHOW", None)
-    done = subprocess.run([sys.executable, "-c", START_PROBE], env=env, capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).parents[3], check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    seen = run_start_probe(home, START_PROBE)
     assert "kept as" in seen["start"] and "settings" in seen["start"]  # settings.json, kept aside
     assert "database was damaged" in seen["start"]
     assert "not valid JSON" in seen["first_use"] and "mcp.json" in seen["first_use"]
