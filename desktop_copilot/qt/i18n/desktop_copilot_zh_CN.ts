@@ -1485,6 +1485,13 @@ Let it continue?</source>
     </message>
 </context>
 <context>
+    <name>DiskRetry</name>
+    <message>
+        <source>Saved to {path}: everything you wrote is on disk now.</source>
+        <translation>已保存到 {path}：你写下的一切现在都在磁盘上了。</translation>
+    </message>
+</context>
+<context>
     <name>EditBar</name>
     <message>
         <source>Editing a message — Esc to cancel</source>
@@ -1634,6 +1641,50 @@ Let it continue?</source>
     <message>
         <source>The conversation database cannot be written (a disk error). Your replies stay in this window and saving is tried again: check the disk that holds {folder}.</source>
         <translation>无法写入对话数据库（磁盘错误）。回复会保留在此窗口中，并会再次尝试保存：请检查 {folder} 所在的磁盘。</translation>
+    </message>
+    <message>
+        <source>What you write now is kept in memory; File ▸ Export saves it.</source>
+        <translation>现在写下的内容保存在内存中；可用 文件 ▸ 导出 保存。</translation>
+    </message>
+    <message>
+        <source>Your conversations cannot be saved: the data folder {folder} is read-only.</source>
+        <translation>无法保存对话：数据文件夹 {folder} 是只读的。</translation>
+    </message>
+    <message>
+        <source>Make the folder writable and they are written there at once.</source>
+        <translation>让该文件夹可写后，对话会立即写入其中。</translation>
+    </message>
+    <message>
+        <source>Your conversations cannot be saved: the disk that holds {folder} is full.</source>
+        <translation>无法保存对话：{folder} 所在的磁盘已满。</translation>
+    </message>
+    <message>
+        <source>Free some disk space and they are written there at once.</source>
+        <translation>释放一些磁盘空间后，对话会立即写入其中。</translation>
+    </message>
+    <message>
+        <source>Your conversations cannot be saved: {folder} is a file where the data folder should be.</source>
+        <translation>无法保存对话：数据文件夹的位置 {folder} 是一个文件。</translation>
+    </message>
+    <message>
+        <source>Move that file away and they are written to a new folder there at once.</source>
+        <translation>移走该文件后，对话会立即写入在那里新建的文件夹。</translation>
+    </message>
+    <message>
+        <source>Your conversations cannot be saved: the conversation database in {folder} is damaged and could not be moved aside.</source>
+        <translation>无法保存对话：{folder} 中的对话数据库已损坏，且无法移到一旁。</translation>
+    </message>
+    <message>
+        <source>Make the folder writable (or move the damaged file away) and a new database is started there at once.</source>
+        <translation>让该文件夹可写（或移走损坏的文件）后，会立即在那里新建数据库。</translation>
+    </message>
+    <message>
+        <source>Your conversations cannot be saved: the conversation database in {folder} cannot be opened.</source>
+        <translation>无法保存对话：无法打开 {folder} 中的对话数据库。</translation>
+    </message>
+    <message>
+        <source>Check the disk that holds it; they are written there as soon as it opens.</source>
+        <translation>请检查它所在的磁盘；一旦能打开，对话会立即写入。</translation>
     </message>
     <message>
         <source>Dismiss</source>
