@@ -253,6 +253,7 @@ class StreamingProvider:
         tries = busy = 0
         while True:
             async with AsyncExitStack() as try_stack:  # a try that fails is closed here; the one that works is handed on
+                response = None
                 try:
                     response = await open_within(self._deadlines, try_stack, self.open_try(request))
                     record.response(response)
@@ -262,7 +263,7 @@ class StreamingProvider:
                     if failure is None and not self._asks_again(exc, tries):
                         raise
                     record.error(exc)
-                if failure is None:
+                if failure is None and response is not None:
                     record.retries = tries
                     await stack.enter_async_context(try_stack.pop_all())
                     return response, mapper

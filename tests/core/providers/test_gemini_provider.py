@@ -330,6 +330,14 @@ async def test_unreachable_server_is_an_error_not_an_exception(make_provider):
 
 
 @pytest.mark.asyncio
+async def test_an_unreachable_server_asked_again_still_ends_as_an_error_in_words(make_provider):
+    with LoopbackServer() as server:  # closed at once: every try is refused
+        url = server.url
+    events = await collect(make_provider(url, max_retries=1))
+    assert [e.kind for e in events] == ["error"] and "Could not reach Gemini" in events[0].message
+
+
+@pytest.mark.asyncio
 async def test_cancellation_propagates(loopback, make_provider):
     loopback.enqueue(STREAM, gemini_sse([chunk({"text": "slow"}), chunk({"text": " reply"}, finish="STOP")], delay=0.5))
     seen: list[ev.Event] = []
