@@ -320,12 +320,10 @@ class Runtime:
         store = self.key_store
         if store is None or store.loaded or not store.system_default:
             return None
-        import asyncio
-
         from desktop_copilot.core.keys.presence import presence_in_child
 
         names = sorted({spec.key_name for spec in self.providers().values() if spec.key_name})
-        self.key_presence = await asyncio.to_thread(presence_in_child, names)
+        self.key_presence = await in_keyring_thread(presence_in_child, names)  # a daemon thread: quitting never waits
         return self.key_presence
 
     async def keys_present(self, names: list[str]) -> dict[str, bool]:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import subprocess
@@ -48,14 +49,35 @@ def parse_presence(text: str) -> KeyPresence | None:
 
 
 def presence_in_child(names: list[str], timeout: float = CHILD_TIMEOUT_S) -> KeyPresence | None:
-    """Blocking (run it off the GUI thread); None when the child cannot say (the caller reads the keyring itself)."""
+    """Blocking (run it on the keyring thread, a daemon: a child waiting for the keyring to be unlocked never keeps the
+    app from quitting, and is killed when it quits); None when the child cannot say (the caller reads the keyring)."""
     try:
-        done = subprocess.run(child_command(names), capture_output=True, text=True, encoding="utf-8", timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        log.info("the key check in a child process failed: %s", type(exc).__name__)
+        child = subprocess.Popen(child_command(names), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
+    except OSError as exc:
+        log.info("the key check in a child process could not start: %s", type(exc).__name__)
         return None
-    presence = parse_presence(done.stdout) if done.returncode == 0 else None
+    _running.add(child)
+    try:
+        out, _ = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        log.info("the key check in a child process took over %s s", timeout)
+        return None
+    finally:
+        _running.discard(child)
+    presence = parse_presence(out) if child.returncode == 0 else None
     if presence is None:
-        log.info("the key check in a child process said nothing usable (exit %s)", done.returncode)
+        log.info("the key check in a child process said nothing usable (exit %s)", child.returncode)
     return presence
+
+
+_running: set[subprocess.Popen] = set()
+
+
+@atexit.register
+def _stop_children() -> None:
+    """At exit, a check still waiting (a keyring asking to be unlocked) goes with the app."""
+    for child in list(_running):
+        child.kill()
