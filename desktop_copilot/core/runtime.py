@@ -81,11 +81,6 @@ def _look_up(keys: KeyLookup, names: list[str]) -> dict[str, FoundKey]:
     return {name: found for name in names if (found := keys.get(name)) is not None}
 
 
-def _present_map(keys: KeyLookup, names: list[str]) -> dict[str, bool]:
-    """Runs on the keyring thread: every name asked once."""
-    return {name: keys.has(name) for name in names}
-
-
 class ToolsHttpClient:
     """The tools' shared httpx client, made at its first request: httpx (which also loads its command-line tool's
     imports) and a certificate store cost 0.3–0.6 s of CPU that a run calling no web tool never needs."""
@@ -143,7 +138,8 @@ class Runtime:
         self._http: ToolsHttpClient | None = None
         self._knowledge: KnowledgeLibrary | None = None
         self._knowledge_seen: tuple[float, bool] = (-1e9, False)
-        self._nearest: EmbeddingNearest | None = None
+        self._nearest: tuple[tuple, EmbeddingNearest] | None = None
+        """(what it was made for: the embedding model and its key, the nearest-passage side), made again when either changes."""
         self._providers: dict[str, tuple[tuple, Provider]] = {}
         """Provider id -> (what it was built for: key and URL, the provider), rebuilt when either changes."""
         self._retired_providers: list[Provider] = []
@@ -332,7 +328,8 @@ class Runtime:
         store, presence = self.key_store, self.key_presence
         if store is not None and not store.loaded and presence is not None and set(names) <= presence.asked:
             return {name: name in presence.present or store.session.get(name) is not None for name in names}
-        return await in_keyring_thread(_present_map, self.keys, names)
+        found = await in_keyring_thread(_look_up, self.keys, names)
+        return {name: name in found for name in names}
 
     def knowledge_library(self) -> KnowledgeLibrary:
         """The knowledge database (opened, and made if need be, at first use)."""
@@ -365,19 +362,21 @@ class Runtime:
     async def knowledge_embeddings(self) -> NearestPassages | None:
         """The nearest-passage side of a knowledge search (None: no embedding model configured, or its key is not
         set). Made again when Settings ▸ Knowledge changes the model or the key changes."""
-        embedder = await self._knowledge_embedder(self._tools_http())
-        if embedder is None:
+        made = await self._knowledge_embedder(self._tools_http())
+        if made is None:
             return None
+        embedder, key = made
         from desktop_copilot.core.knowledge.embedding_pass import EmbeddingNearest, vectors_folder
 
-        held = self._nearest
-        if held is None or held.embedder.model != embedder.model or held.embedder._key != embedder._key:
-            if held is not None:
-                held.close()
-            self._nearest = held = EmbeddingNearest(embedder, vectors_folder(self.paths.data_dir))
-        return held
+        wanted = (embedder.model, key)
+        if self._nearest is None or self._nearest[0] != wanted:
+            if self._nearest is not None:
+                self._nearest[1].close()
+            self._nearest = (wanted, EmbeddingNearest(embedder, vectors_folder(self.paths.data_dir)))
+        return self._nearest[1]
 
-    async def _knowledge_embedder(self, http) -> Embedder | None:
+    async def _knowledge_embedder(self, http) -> tuple[Embedder, Secret | None] | None:
+        """The configured embedding model's client over `http`, with its key (None: no model, or its key is not set)."""
         config = self.settings.knowledge_embedding if self.settings is not None else None
         if config is None:
             return None
@@ -392,7 +391,7 @@ class Runtime:
                 log.info("knowledge: no %s key, so searches use words only", config.key_name)
                 return None
             key = found[config.key_name].secret
-        return Embedder(model, key, http)
+        return Embedder(model, key, http), key
 
     def embed_knowledge(self, source: str = "") -> str:
         """The embedding pass after indexing (run on the indexing thread; `source` is only for the log): what is not yet
@@ -408,9 +407,10 @@ class Runtime:
             import httpx
 
             async with httpx.AsyncClient() as http:
-                embedder = await self._knowledge_embedder(http)
-                if embedder is None:
+                made = await self._knowledge_embedder(http)
+                if made is None:
                     return ""
+                embedder = made[0]
                 report = await embed_pending(self.knowledge_library(), embedder, vectors_folder(self.paths.data_dir))
                 return (f"Embedded {report.embedded:,} passages with {embedder.model.model}"
                         f" ({report.cached:,} already embedded)." if report.embedded else "")
@@ -442,7 +442,7 @@ class Runtime:
             await self._http.aclose()
             self._http = None
         if self._nearest is not None:
-            self._nearest.close()
+            self._nearest[1].close()
             self._nearest = None
 
     def stop_mcp(self) -> None:

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from desktop_copilot.core.knowledge.library import KnowledgeLibrary, SourceRow
 from desktop_copilot.core.knowledge.walk import Seen, walk_source
@@ -39,10 +40,6 @@ class Progress:
     problems: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) of the files left out by this run."""
     stopped: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed)
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -78,15 +75,14 @@ def _changes(library: KnowledgeLibrary, source: SourceRow, full: bool) -> tuple[
     return to_read, gone, walked
 
 
-def _read(source: SourceRow, seen: Seen) -> tuple[str, str, str, list[tuple]]:
-    """(kind, status, reason, passages) for one file; never raises."""
+def _read(source: SourceRow, file: Path, seen: Seen) -> tuple[str, str, str, list[tuple]]:
+    """(kind, status, reason, passages) for one file (`file`, found as `seen`); never raises."""
     from desktop_copilot.core.knowledge import extract
 
     if seen.skip_reason:
         return "", "skipped", seen.skip_reason, []
     if seen.size > source.max_file_mb * 1024 * 1024:
         return "", "skipped", TOO_LARGE.format(cap=source.max_file_mb, size=f"{seen.size / 1024 / 1024:.0f}"), []
-    file = source.root if source.is_file else source.root / seen.path
     kind = extract.kind_of(file)
     try:
         if kind is None or kind in ("text", "markdown", "code"):
@@ -128,6 +124,7 @@ def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = F
             progress.removed += 1
     pending: list[tuple[Seen, tuple[str, str, str, list[tuple]]]] = []
     flushed = time.monotonic()
+    single = source.is_file  # a single-file source: its one file is the source's own path
 
     def flush() -> None:
         with library.transaction() as db:
@@ -142,7 +139,7 @@ def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = F
             progress.stopped = True
             break
         progress.path = item.path
-        read = _read(source, item)  # the slow part holds no lock
+        read = _read(source, source.root if single else source.root / item.path, item)  # the slow part holds no lock
         pending.append((item, read))
         if read[1] != "indexed":
             progress.problems.append((item.path, read[2]))

@@ -7,7 +7,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -243,10 +243,11 @@ class KnowledgeLibrary:
         return [SourceRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9]) for r in rows]
 
     def source(self, name: str) -> SourceRow:
-        for source in self.sources():
+        sources = self.sources()
+        for source in sources:
             if source.name.casefold() == name.strip().casefold():
                 return source
-        known = ", ".join(s.name for s in self.sources()) or "none yet"
+        known = ", ".join(s.name for s in sources) or "none yet"
         raise KnowledgeError(tr("No knowledge source is called “{name}” (sources: {known}).").format(name=name, known=known))
 
     def has_enabled_sources(self) -> bool:
@@ -261,8 +262,7 @@ class KnowledgeLibrary:
         """The source, its files and passages gone from the index (the files on disk are not touched)."""
         source = self.source(name)
         with self.transaction() as db:
-            self._delete_passages(db, "SELECT p.id, f.path, p.heading, p.text FROM passages p JOIN files f ON f.id = p.file_id"
-                                      " WHERE f.source_id = ?", (source.id,))
+            self._delete_passages(db, "f.source_id = ?", (source.id,))
             db.execute("DELETE FROM sources WHERE id = ?", (source.id,))
         return source
 
@@ -272,14 +272,14 @@ class KnowledgeLibrary:
 
     # --- files and passages ----------------------------------------------------------------------
 
+    _FILE_COLUMNS = "SELECT id, path, kind, size, mtime_ns, status, reason, passages FROM files WHERE source_id = ?"
+
     def files(self, source_id: int) -> dict[str, FileRow]:
-        rows = self.db.execute("SELECT id, path, kind, size, mtime_ns, status, reason, passages FROM files WHERE source_id = ?",
-                               (source_id,)).fetchall()
-        return {r[1]: FileRow(*r) for r in rows}
+        return {r[1]: FileRow(*r) for r in self.db.execute(self._FILE_COLUMNS, (source_id,))}
 
     def problems(self, source_id: int) -> list[FileRow]:
         """The files left out, with their reasons, by path."""
-        return [f for f in sorted(self.files(source_id).values(), key=lambda f: f.path) if f.status != "indexed"]
+        return [FileRow(*r) for r in self.db.execute(f"{self._FILE_COLUMNS} AND status != 'indexed' ORDER BY path", (source_id,))]
 
     def write_file(self, db: sqlite3.Connection, source_id: int, path: str, *, kind: str, size: int, mtime_ns: int,
                    status: str, reason: str = "", passages: Iterable[tuple] = ()) -> int:
@@ -287,8 +287,7 @@ class KnowledgeLibrary:
         end_line, page, heading, text, hash) in order. Returns how many passages it now has."""
         old = db.execute("SELECT id FROM files WHERE source_id = ? AND path = ?", (source_id, path)).fetchone()
         if old is not None:
-            self._delete_passages(db, "SELECT p.id, f.path, p.heading, p.text FROM passages p JOIN files f ON f.id = p.file_id"
-                                      " WHERE p.file_id = ?", (old[0],))
+            self._delete_passages(db, "p.file_id = ?", (old[0],))
             db.execute("UPDATE files SET kind = ?, size = ?, mtime_ns = ?, status = ?, reason = ?, passages = 0 WHERE id = ?",
                        (kind, size, mtime_ns, status, reason, old[0]))
             file_id = old[0]
@@ -308,14 +307,15 @@ class KnowledgeLibrary:
 
     def forget_file(self, db: sqlite3.Connection, source_id: int, path: str) -> None:
         """A file gone from disk (or now ignored): its row and passages removed (inside the caller's transaction)."""
-        self._delete_passages(db, "SELECT p.id, f.path, p.heading, p.text FROM passages p JOIN files f ON f.id = p.file_id"
-                                  " WHERE f.source_id = ? AND f.path = ?", (source_id, path))
+        self._delete_passages(db, "f.source_id = ? AND f.path = ?", (source_id, path))
         db.execute("DELETE FROM files WHERE source_id = ? AND path = ?", (source_id, path))
 
     @staticmethod
-    def _delete_passages(db: sqlite3.Connection, select: str, params: tuple) -> None:
-        """A contentless FTS5 table forgets a row only when given the very text it indexed."""
-        rows = db.execute(select, params).fetchall()
+    def _delete_passages(db: sqlite3.Connection, where: str, params: tuple) -> None:
+        """The passages `where` selects (over passages p and their files f) deleted. A contentless FTS5 table forgets a
+        row only when given the very text it indexed."""
+        rows = db.execute(f"SELECT p.id, f.path, p.heading, p.text FROM passages p JOIN files f ON f.id = p.file_id WHERE {where}",
+                          params).fetchall()
         db.executemany("INSERT INTO passages_fts(passages_fts, rowid, body) VALUES ('delete', ?, ?)",
                        [(pid, fts_body(path, heading, text)) for pid, path, heading, text in rows])
         if rows:
@@ -338,15 +338,11 @@ class KnowledgeLibrary:
                                (source, path)).fetchall()
         return [PassageRow(*r) for r in rows]
 
-    def passage_ids(self, source_names: Iterable[str] | None = None) -> list[int]:
-        """The ids of every passage of the enabled sources (of those named, when given)."""
-        query = "SELECT p.id FROM passages p JOIN files f ON f.id = p.file_id JOIN sources s ON s.id = f.source_id WHERE s.enabled"
-        params: list = []
-        if source_names is not None:
-            names = [n.casefold() for n in source_names]
-            query += f" AND lower(s.name) IN ({','.join('?' * len(names))})"
-            params = names
-        return [r[0] for r in self.db.execute(query, params)]
+    def passage_ids(self, source_ids: Sequence[int]) -> list[int]:
+        """The ids of every passage of the sources `source_ids`."""
+        marks = ",".join("?" * len(source_ids))
+        return [r[0] for r in self.db.execute(
+            f"SELECT p.id FROM passages p JOIN files f ON f.id = p.file_id WHERE f.source_id IN ({marks})", list(source_ids))]
 
     def counts(self) -> tuple[int, int]:
         """(files indexed, passages) over every source."""

@@ -111,7 +111,7 @@ async def search_knowledge(library: KnowledgeLibrary, question: str, *, sources:
     vector: list[tuple[int, float]] = []
     if nearest is not None:
         try:
-            allowed = None if every_source else await asyncio.to_thread(library.passage_ids, sources)
+            allowed = None if every_source else await asyncio.to_thread(library.passage_ids, source_ids)
             vector = await nearest.nearest(question, allowed, CANDIDATES)
             result.hybrid = True
         except Exception as exc:  # offline, a wrong key, a model gone: BM25 still answers

@@ -127,3 +127,19 @@ def test_reciprocal_rank_fusion():
     fused = dict(fuse([[1, 2, 3], [3, 4]]))
     assert fused[3] == pytest.approx(1 / 63 + 1 / 61)
     assert max(fused, key=fused.get) == 3 and fused[1] > fused[4]
+
+
+def test_the_embedding_side_is_limited_to_the_sources_asked_for(library, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "t.md").write_text("Telescopes on the other shelf.\n")
+    index_source(library, library.add_source(other, "shelf"))
+    nearest = Nearest(library, "t.md")
+    search(library, "telescopes", sources=["SHELF"], nearest=nearest)
+    shelf_ids = [r[0] for r in library.db.execute(
+        "SELECT p.id FROM passages p JOIN files f ON f.id = p.file_id JOIN sources s ON s.id = f.source_id WHERE s.name = 'shelf'")]
+    assert nearest.asked == [("telescopes", shelf_ids)]
+    library.set_enabled("shelf", False)  # every switched-on source, but not every source: the others are left out
+    search(library, "telescopes", nearest=nearest)
+    assert set(nearest.asked[-1][1]) == {r[0] for r in library.db.execute(
+        "SELECT p.id FROM passages p JOIN files f ON f.id = p.file_id JOIN sources s ON s.id = f.source_id WHERE s.name = 'corpus'")}

@@ -112,6 +112,8 @@ class MarkdownText(PartPainter):
         from desktop_copilot.core.knowledge.citing import last_text, reply_sources, searched
 
         message = part.message
+        if last_text([message]) != (message.id, part.index):
+            return  # not the message's last text block: the reply's messages need not be read
         reply = env.reply_of(message.id) if env.reply_of is not None else [message]
         if not reply or not searched(reply) or not all(m.status.finished for m in reply):
             return
