@@ -69,3 +69,19 @@ def run_scenario(window, loop, store, scenario, loopback) -> int:
     finally:
         task.cancel()
         loopback.stop()
+
+
+async def ask_in_new_chat(window, question: str, until: Callable[[], Any], timeout_s: float) -> bool:
+    """Open a new chat, send `question` as the user would (the composer), then wait until `until()` holds; False when
+    it did not within `timeout_s`."""
+    import asyncio
+
+    window.history.new_conversation()
+    window.composer.set_text(question)
+    window.composer.submit()
+    for _ in range(int(timeout_s / 0.05)):
+        await asyncio.sleep(0.05)
+        if until():
+            return True
+    return False
+

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from bench._demo_support import demo_options, run_scenario, show_at  # noqa: E402
+from bench._demo_support import ask_in_new_chat, demo_options, run_scenario, show_at  # noqa: E402
 from bench._demo_workspace import configured_window  # noqa: E402
 from desktop_copilot.qt.i18n import install_translator  # noqa: E402
 from tests.support.loopback import LoopbackServer, anthropic_error  # noqa: E402
@@ -39,13 +39,7 @@ def main() -> int:
 
     async def scenario() -> None:
         await asyncio.sleep(0.8)
-        window.history.new_conversation()
-        window.composer.set_text(QUESTION)
-        window.composer.submit()
-        for _ in range(200):
-            await asyncio.sleep(0.05)
-            if not window.controller.busy:
-                break
+        await ask_in_new_chat(window, QUESTION, lambda: not window.controller.busy, 10)
         await asyncio.sleep(0.6)
         window.view.scrollToBottom()
         await asyncio.sleep(0.3)

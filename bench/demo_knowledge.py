@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._demo_support import demo_options, run_scenario, show_at  # noqa: E402
+from bench._demo_support import ask_in_new_chat, demo_options, run_scenario, show_at  # noqa: E402
 from bench._demo_workspace import configured_window, seed_older  # noqa: E402
 from tests.support.loopback import LoopbackServer, anthropic_text_reply, anthropic_tool_reply, sse_response  # noqa: E402
 
@@ -78,14 +78,11 @@ def main() -> int:
 
     async def scenario() -> None:
         await asyncio.sleep(0.8)
-        window.history.new_conversation()
-        window.composer.set_text(QUESTION)
-        window.composer.submit()
-        for _ in range(400):
-            await asyncio.sleep(0.05)
+        def indexing_shown() -> bool:
             status = window.knowledge.status
-            if not window.controller.busy and status is not None and status.isVisible() and "Indexing" in status.label.text():
-                break
+            return status is not None and status.isVisible() and "Indexing" in status.label.text()
+
+        await ask_in_new_chat(window, QUESTION, lambda: not window.controller.busy and indexing_shown(), 20)
         await asyncio.sleep(0.3)
         window.view.scrollToBottom()
         window.view.viewport().repaint()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._demo_support import demo_options, run_scenario, show_at  # noqa: E402
+from bench._demo_support import ask_in_new_chat, demo_options, run_scenario, show_at  # noqa: E402
 from bench._demo_workspace import allow_rules, configured_window, seed_older, workspace_folder  # noqa: E402
 from tests.support.loopback import LoopbackServer, anthropic_text_reply, anthropic_tool_reply, sse_response  # noqa: E402
 
@@ -66,15 +66,7 @@ def main() -> int:
 
     async def scenario() -> None:
         await asyncio.sleep(0.8)
-        window.history.new_conversation()
-        window.composer.set_text(QUESTION)
-        window.composer.submit()
-        for _ in range(400):
-            await asyncio.sleep(0.05)
-            call = shell_call()
-            if call is not None and SHOWN_WHEN in (call.output or ""):
-                break
-        else:
+        if not await ask_in_new_chat(window, QUESTION, lambda: (call := shell_call()) is not None and SHOWN_WHEN in (call.output or ""), 20):
             print("the card never showed", repr(SHOWN_WHEN), file=sys.stderr, flush=True)
         await asyncio.sleep(0.15)
         window.view.scrollToBottom()

@@ -22,7 +22,7 @@ from PySide6.QtCore import QPoint, QTimer  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox  # noqa: E402
 
-from bench._demo_support import demo_options, run_scenario, show_at  # noqa: E402
+from bench._demo_support import ask_in_new_chat, demo_options, run_scenario, show_at  # noqa: E402
 from bench._demo_workspace import allow_rules, configured_window, seed_older, workspace_folder  # noqa: E402
 from tests.support.loopback import LoopbackServer, anthropic_text_reply, anthropic_tool_reply, sse_response  # noqa: E402
 
@@ -128,13 +128,7 @@ def main() -> int:
 
     async def scenario() -> None:
         await asyncio.sleep(0.8)
-        window.history.new_conversation()
-        window.composer.set_text(QUESTION)
-        window.composer.submit()
-        for _ in range(300):
-            await asyncio.sleep(0.05)
-            if not window.controller.busy and (workspace / "notes" / "todo.md").exists():
-                break
+        await ask_in_new_chat(window, QUESTION, lambda: not window.controller.busy and (workspace / "notes" / "todo.md").exists(), 15)
         await asyncio.sleep(0.5)
         window.view.scrollToBottom()
         await choose_undo("undo_file_changes.png", question, cancel)
