@@ -59,6 +59,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._proc import pct, self_mb  # noqa: E402
+
 CACHE = Path("/tmp/dc-knowledge-bench")
 CORPUS_VERSION = 1
 SOURCE_NAME = "bench corpus"
@@ -470,19 +472,6 @@ def bench_questions(seed: int, count: int = 50) -> list[tuple[str, str]]:
 # --- measuring ----------------------------------------------------------------------------------------------------
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
-
-
-def vm(field: str) -> float:
-    """A /proc/self/status field in MB (VmRSS, VmHWM)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def reset_peak() -> bool:
     """Resets VmHWM to the current RSS (Linux >= 4.0), so a phase's own peak can be read."""
     try:
@@ -660,7 +649,7 @@ def run_indexing(service, bridge, probe, label: str, *, searcher: Searcher | Non
     bridge.finished.clear()
     events0 = bridge.events
     reset_peak()
-    rss0, cpu0, main0 = vm("VmRSS"), time.process_time(), time.thread_time()
+    rss0, cpu0, main0 = self_mb("VmRSS"), time.process_time(), time.thread_time()
     worker = next((t for t in threading.enumerate() if t.name == "knowledge-indexer"), None)
     worker_cpu0 = thread_cpu(worker.native_id) if worker else 0.0
     if searcher is not None:
@@ -677,8 +666,8 @@ def run_indexing(service, bridge, probe, label: str, *, searcher: Searcher | Non
         raise SystemExit(f"{label}: indexing did not finish within {timeout_s:.0f} s")
     progress = bridge.finished[-1]
     return {"label": label, "wall": ended - started, "cpu": time.process_time() - cpu0, "main_cpu": time.thread_time() - main0,
-            "worker_cpu": thread_cpu(worker.native_id if worker else None) - worker_cpu0, "rss_before": rss0, "rss_after": vm("VmRSS"),
-            "phase_peak": vm("VmHWM"), "progress": progress, "events": bridge.events - events0, "lag": probe.window(started, ended)}
+            "worker_cpu": thread_cpu(worker.native_id if worker else None) - worker_cpu0, "rss_before": rss0, "rss_after": self_mb("VmRSS"),
+            "phase_peak": self_mb("VmHWM"), "progress": progress, "events": bridge.events - events0, "lag": probe.window(started, ended)}
 
 
 def time_queries(run, questions: list[str], rounds: int) -> tuple[list[float], list[float], list]:
@@ -1000,7 +989,7 @@ def run_hybrid(args, library, data_dir: Path, bridge, probe, q_texts: list[str],
             bridge.sig_done.emit("embedded")
 
         reset_peak()
-        rss0, cpu0 = vm("VmRSS"), time.process_time()
+        rss0, cpu0 = self_mb("VmRSS"), time.process_time()
         probe.start()
         started = time.perf_counter()
         thread = threading.Thread(target=work, name="knowledge-embedder", daemon=True)
@@ -1020,8 +1009,8 @@ def run_hybrid(args, library, data_dir: Path, bridge, probe, q_texts: list[str],
         print(f"- {how}embed_pending on a worker thread: {report.embedded:,} passages embedded over HTTP, {report.cached:,} already "
               f"cached, matrix rebuilt with {report.rows:,} rows (distinct passage texts {distinct:,}; passages {passages:,}) in "
               f"{wall:.1f} s" + (f" ({report.embedded / wall:,.0f} passages/s over HTTP)" if report.embedded else ""))
-        print(f"- CPU {time.process_time() - cpu0:.1f} s in this process; RSS {rss0:.1f} -> {vm('VmRSS'):.1f} MB, the phase's peak "
-              f"{vm('VmHWM'):.1f} MB; matrix + ids files {mb(matrix_bytes)}; database now {mb(sum(sizes.values()))} "
+        print(f"- CPU {time.process_time() - cpu0:.1f} s in this process; RSS {rss0:.1f} -> {self_mb('VmRSS'):.1f} MB, the phase's peak "
+              f"{self_mb('VmHWM'):.1f} MB; matrix + ids files {mb(matrix_bytes)}; database now {mb(sum(sizes.values()))} "
               f"(the embedding cache is in it)")
         print("\n" + LAG_HEAD)
         print(lag_row("embedding pass (worker thread)", probe.window(started, ended)))

@@ -26,13 +26,9 @@ from pathlib import Path
 from _seed_conversations import seed
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-
-def vm(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+from bench._proc import self_mb  # noqa: E402
 
 
 def child(mode: str, database: str, conversation_id: str) -> None:
@@ -55,7 +51,7 @@ def child(mode: str, database: str, conversation_id: str) -> None:
     deadline = time.monotonic() + 1.0
     while time.monotonic() < deadline:
         app.processEvents()
-    result: dict = {"mode": mode, "rss_before_mb": vm("VmRSS")}
+    result: dict = {"mode": mode, "rss_before_mb": self_mb("VmRSS")}
     view = window.view
 
     class FirstPaint(QObject):
@@ -73,8 +69,8 @@ def child(mode: str, database: str, conversation_id: str) -> None:
             row += 1
         result["placeholders_on_screen"] = placeholders
         result["rows"] = model.rowCount()
-        result["rss_after_mb"] = vm("VmRSS")
-        result["peak_rss_mb"] = vm("VmHWM")
+        result["rss_after_mb"] = self_mb("VmRSS")
+        result["peak_rss_mb"] = self_mb("VmHWM")
         print(json.dumps(result), flush=True)
         app.quit()
 

@@ -13,6 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._proc import pct, self_mb  # noqa: E402
+
 FRAME_S = 0.016
 GRACE_S = 5.0
 """After the offered stream time plus this, a reply still arriving is stopped (as a user would press Stop)."""
@@ -55,19 +57,6 @@ def serve(rate: float, seconds: float, delta_bytes: int) -> None:
 
 
 # --- measurement helpers ---------------------------------------------------------------------------
-
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
-
-
-def vm(field: str) -> float:
-    """A /proc/self/status field in MB (VmRSS, VmHWM)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 class Sections:
@@ -515,7 +504,7 @@ def run(args) -> None:
     window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
     window.show()
     app.processEvents()
-    rss_window = vm("VmRSS")
+    rss_window = self_mb("VmRSS")
 
     print(f"{os.cpu_count()} CPUs, load average at the start {os.getloadavg()}")
     print(f"window {window.width()}x{window.height()}, transcript viewport {window.view.viewport().width()}x"
@@ -580,7 +569,7 @@ def run(args) -> None:
     finish_cpu = (state["after_cpu"] - state["last_delta_cpu"]) * 1e3
     print(f"  longest GUI-thread block from the last delta until idle (the reply finishing): {state['finish_block']:.1f} ms;"
           f" main-thread CPU in all that time {finish_cpu:.0f} ms (load-independent: what the GUI thread had to do)")
-    print(f"\nRSS after the window was shown {rss_window:.0f} MB, at the end {vm('VmRSS'):.0f} MB, peak (VmHWM) {vm('VmHWM'):.0f} MB;"
+    print(f"\nRSS after the window was shown {rss_window:.0f} MB, at the end {self_mb('VmRSS'):.0f} MB, peak (VmHWM) {self_mb('VmHWM'):.0f} MB;"
           f" load average now {os.getloadavg()[0]:.2f}")
     rows = [
         target_row("event-loop lag p99 while streaming 500 deltas/s", pct(lag, 99), "ms", "idle lag p99", pct(idle, 99), "<= 16 ms", 16),
@@ -601,7 +590,7 @@ def run(args) -> None:
         "repaint_cpu_ms": {f"{size / 1024:.0f}KB": m["repaint"] for size, m in med.items()},
         "keystroke_ms": {"p50": pct(keys_live, 50), "p99": pct(keys_live, 99)}, "finish_block_ms": state["finish_block"],
         "finish_cpu_ms": round(finish_cpu, 1), "main_cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "delivered_kb": state["bytes"] // 1024,
-        "peak_rss_mb": vm("VmHWM"),
+        "peak_rss_mb": self_mb("VmHWM"),
     }))
     window.close()
     loop.run_until_complete(window.controller.aclose())
