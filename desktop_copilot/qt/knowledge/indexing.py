@@ -165,9 +165,7 @@ class KnowledgeIndexing(QObject):
         if self._stopped:
             return
         self._stopped = True
-        if self._chores is not None:
-            library = self.library
-            self._chores.submit(library.close_thread)
+        if self._chores is not None:  # each chore closes its connection when it ends
             self._chores.shutdown(wait=True, cancel_futures=True)
             self._chores = None
         if self.service is not None:
@@ -196,19 +194,7 @@ class KnowledgeIndexing(QObject):
             return
         if self._chores is None:
             self._chores = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knowledge-chores")
-        self._jobs.append(self._chores.submit(self._tidily, job))
-
-    def _tidily(self, job: Callable[[], object]) -> object:
-        """A chore, then its thread's database connection closed and the memory it freed given back (a watch of a
-        large tree walks it once)."""
-        from desktop_copilot.core.knowledge.service import release_freed_memory
-
-        try:
-            return job()
-        finally:
-            if self.service is not None:
-                self.service.library.close_thread()
-            release_freed_memory()
+        self._jobs.append(self._chores.submit(_tidily, job, self.library))
 
     def _emit(self, signal: str, *args) -> None:
         """Emits from a worker thread, unless this object is gone or stopped (its queued slot runs on the GUI thread)."""
@@ -268,3 +254,15 @@ class KnowledgeIndexing(QObject):
         if problem:
             self.sig_failed.emit(self.tr("“{name}” could not be removed: {problem}").format(name=name, problem=problem))
         self.sig_changed.emit()
+
+
+def _tidily(job: Callable[[], object], library: KnowledgeLibrary) -> object:
+    """A chore on the chores thread, then that thread's database connection closed and the memory it freed given back
+    (a watch of a large tree walks it once)."""
+    from desktop_copilot.core.knowledge.service import release_freed_memory
+
+    try:
+        return job()
+    finally:
+        library.close_thread()
+        release_freed_memory()
