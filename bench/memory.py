@@ -18,6 +18,9 @@ import in that time) and reads VmRSS, PSS and VmHWM. Then:
   reopens at start; the transcript is scrolled a page at a time from the bottom to the top and back, each step
   painted (rows not loaded yet are fetched as they come near), then VmHWM is read.
 - bare: nothing more; its VmHWM is the reference for both.
+- sdk: no Qt: a bare Python process in which the official `anthropic` SDK consumes the same reply from the same server
+  (`messages.create(stream=True)`, the text joined at the end). The streaming target is the app's peak over the sum of
+  the bare window's and this process's peaks: what the app costs beyond a window and the SDK it is built on.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from _proc import proc_kb
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "MEMORY-RESULT "
 TARGETS_MB = {"stream": 150.0, "long": 180.0}
+STREAM_OVER_TARGET_MB = 25.0
+"""The stream's peak RSS over (bare window + bare SDK consuming the same stream) may be at most this."""
 TRACED_SLOWDOWN = 4
 """A --breakdown launch runs with tracemalloc on: its deadlines are this many times longer."""
 STREAM_TIMEOUT_S = 90.0
@@ -125,9 +130,30 @@ def serve(reply_bytes: int, rate: float, delta_bytes: int) -> None:
     serve_paced_reply(deltas, rate, delta_bytes, max_bytes=reply_bytes)
 
 
+def sdk_child() -> None:
+    """The bare SDK consuming the same stream, as a short script would: its peak RSS at the end."""
+    import anthropic
+
+    result: dict = {"kind": "sdk", "idle": memory_now()}
+    client = anthropic.Anthropic()
+    pieces: list[str] = []
+    stream = client.messages.create(model="claude-bench", max_tokens=64_000, stream=True,
+                                    messages=[{"role": "user", "content": "Write a very long answer with code, tables and lists, please."}])
+    for event in stream:
+        if event.type == "content_block_delta" and event.delta.type == "text_delta":
+            pieces.append(event.delta.text)
+            if "first_delta" not in result:
+                result["first_delta"] = memory_now()
+    text = "".join(pieces)
+    result.update(reply_kb=len(text.encode()) / 1024, end=memory_now(), cpu_s=time.process_time())
+    print(MARKER + json.dumps(result), flush=True)
+
+
 def child(kind: str, settle_s: float, breakdown: bool) -> None:
     import faulthandler
 
+    if kind == "sdk":
+        return sdk_child()
     deadline_s = CHILD_DEADLINE_S * (TRACED_SLOWDOWN if breakdown else 1)
     faulthandler.dump_traceback_later(deadline_s, exit=True)  # a hang (even with Qt's loop blocked) dumps every thread and exits
     if breakdown:
@@ -398,7 +424,7 @@ def measure(args, url: str, tmp: Path) -> dict[str, list[dict]]:
         home = long_home if kind == "long" else tmp / f"{kind}-{launches}"  # a fresh profile: the app reopens no earlier reply
         return dict(base, DESKTOP_COPILOT_HOME=str(home))
 
-    kinds = ("bare", "stream", "long")
+    kinds = ("bare", "sdk", "stream", "long")
     results: dict[str, list[dict]] = {kind: [] for kind in kinds}
     if not args.quick:  # warm-up: .pyc files, the OS file cache, the long profile's first open
         results["warm-up"] = [launch(kind, env_for(kind), args) for kind in kinds]
@@ -413,7 +439,7 @@ def measure(args, url: str, tmp: Path) -> dict[str, list[dict]]:
         print(f"  round {round_ + 1}: " + ", ".join(said(results[k][-1]) for k in kinds), flush=True)
     if args.breakdown:
         args.breakdown_run = True
-        results["breakdown"] = [launch(kind, env_for(kind), args) for kind in kinds]
+        results["breakdown"] = [launch(kind, env_for(kind), args) for kind in kinds if kind != "sdk"]
         args.breakdown_run = False
     return results
 
@@ -448,6 +474,8 @@ def build_rows(args, results: dict[str, list[dict]]) -> list[dict]:
     bare = succeeded(results["bare"])
     peak_ref, rss_ref, pss_ref = median(bare, "end", "hwm_mb"), median(bare, "idle", "rss_mb"), median(bare, "idle", "pss_mb")
     reference = "bare PySide6 window (1100x820)"
+    sdk_peak = median(succeeded(results["sdk"]), "end", "hwm_mb")
+    stream_peak = median(succeeded(results["stream"]), "end", "hwm_mb")
     titles = {"stream": f"peak RSS while a {args.reply_kb:g} KB reply streams",
               "long": f"peak RSS with a {args.messages:,}-message conversation open (scrolled top and back)"}
     rows = []
@@ -459,6 +487,11 @@ def build_rows(args, results: dict[str, list[dict]]) -> list[dict]:
             continue
         peak = median(runs, "end", "hwm_mb")
         rows.append(row(titles[kind], peak, reference, peak_ref, f"<= {target:g} MB", peak <= target))
+        if kind == "stream":
+            over = stream_peak - peak_ref - sdk_peak
+            rows.append(row(f"peak RSS while a {args.reply_kb:g} KB reply streams, over (bare window + bare SDK consuming the same stream)",
+                            over, f"bare window {peak_ref:.1f} + bare anthropic SDK {sdk_peak:.1f} MB", peak_ref + sdk_peak,
+                            f"<= {STREAM_OVER_TARGET_MB:g} MB", over <= STREAM_OVER_TARGET_MB))
         rows.append(row(f"{kind}: idle RSS before (VmRSS)", median(runs, "idle", "rss_mb"), reference, rss_ref, "report only", True))
         rows.append(row(f"{kind}: idle PSS before", median(runs, "idle", "pss_mb"), reference, pss_ref, "report only", True))
     return rows
@@ -481,6 +514,10 @@ def report(args, results: dict[str, list[dict]]) -> None:
     for kind, all_runs in results.items():
         runs = succeeded(all_runs)
         if kind in ("breakdown", "warm-up") or not runs:
+            continue
+        if kind == "sdk":
+            print(f"  sdk    peak {median(runs, 'end', 'hwm_mb'):.1f} MB; idle (imported, before the request) RSS {median(runs, 'idle', 'rss_mb'):.1f}; "
+                  f"at the first delta {median(runs, 'first_delta', 'rss_mb'):.1f}; reply {median(runs, 'reply_kb'):.0f} KB; CPU {median(runs, 'cpu_s'):.2f} s")
             continue
         peaks = [r["end"]["hwm_mb"] for r in runs]
         line = (f"  {kind:<6} peak {statistics.median(peaks):.1f} MB ({min(peaks):.1f}–{max(peaks):.1f}, {len(runs)} runs); at first frame RSS "

@@ -78,7 +78,7 @@ def warm_provider_import(controller: ChatController) -> None:
 
     def run() -> None:
         try:
-            if spec.key_name and not runtime.keys.has(spec.key_name):  # the send will ask for the key instead
+            if spec.key_name and not runtime.lookup_for([spec.key_name]).has(spec.key_name):  # the send will ask for the key instead
                 return
             importlib.import_module(module)
         except Exception:  # the first send reports the real problem

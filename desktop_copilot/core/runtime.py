@@ -180,7 +180,7 @@ class Runtime:
     async def list_models(self, provider_id: str) -> list[str]:
         """The model ids `provider_id` offers (its key read on the keyring thread; raises the client's errors)."""
         spec = self.spec(provider_id)
-        found = await in_keyring_thread(_look_up, self.keys, [spec.key_name] if spec.key_name else [])
+        found = await self.find_keys([spec.key_name] if spec.key_name else [])
         key = found.get(spec.key_name) if spec.key_name else None
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))
@@ -248,7 +248,7 @@ class Runtime:
                         else {t.name for t in self.registry.all() if t.name not in offered} | self.not_switched_on())
         tool_keys = {name for tool in self._switched_on_tools(switched_off) for name in tool.required_keys}
         names = sorted(tool_keys | ({spec.key_name} if spec.key_name else set()))
-        found = await in_keyring_thread(_look_up, self.keys, names)
+        found = await self.find_keys(names)
         key = found.get(spec.key_name) if spec.key_name else None
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))
@@ -322,13 +322,28 @@ class Runtime:
         self.key_presence = await in_keyring_thread(presence_in_child, names)  # a daemon thread: quitting never waits
         return self.key_presence
 
+    def lookup_for(self, names: list[str]) -> KeyLookup:
+        """Where to read the keys `names`: while the keyring is not open in this process and the child process found
+        none of them in it (each only in the environment, or nowhere), they are read without opening it (keyring,
+        secretstorage and cryptography cost ~10 MB), as keys_present trusts the child; otherwise in the usual order.
+        Blocking reads: on the keyring thread."""
+        store, presence = self.key_store, self.key_presence
+        if (store is not None and not store.loaded and presence is not None and set(names) <= presence.asked
+                and not set(names) & presence.in_keyring):
+            return KeyLookup([source for source in self.keys.sources if source is not store])
+        return self.keys
+
+    async def find_keys(self, names: list[str]) -> dict[str, FoundKey]:
+        """The keys found for `names`, read on the keyring thread (see lookup_for)."""
+        return await in_keyring_thread(_look_up, self.lookup_for(names), names)
+
     async def keys_present(self, names: list[str]) -> dict[str, bool]:
         """Whether each key is set: from what the child process found while the keyring is not open in this process
         (keys set this session counted), else read on the keyring thread."""
         store, presence = self.key_store, self.key_presence
         if store is not None and not store.loaded and presence is not None and set(names) <= presence.asked:
             return {name: name in presence.present or store.session.get(name) is not None for name in names}
-        found = await in_keyring_thread(_look_up, self.keys, names)
+        found = await self.find_keys(names)
         return {name: name in found for name in names}
 
     def knowledge_library(self) -> KnowledgeLibrary:
@@ -386,7 +401,7 @@ class Runtime:
         model = EmbeddingModel(config.wire, config.model, config.base_url, config.key_name, dimensions)
         key = None
         if config.key_name:
-            found = await in_keyring_thread(_look_up, self.keys, [config.key_name])
+            found = await self.find_keys([config.key_name])
             if config.key_name not in found:
                 log.info("knowledge: no %s key, so searches use words only", config.key_name)
                 return None
@@ -454,7 +469,7 @@ class Runtime:
         """What `provider_id` reports of each model it offers (context window, limits, capabilities where its list
         says them; just the id where it does not). Its key is read as for `list_models`; raises the client's errors."""
         spec = self.spec(provider_id)
-        found = await in_keyring_thread(_look_up, self.keys, [spec.key_name] if spec.key_name else [])
+        found = await self.find_keys([spec.key_name] if spec.key_name else [])
         key = found.get(spec.key_name) if spec.key_name else None
         if spec.needs_key and key is None:
             raise MissingKeyError(missing_key_message(spec.key_name))

@@ -26,6 +26,12 @@ class KeyPresence:
     """The key names set in the keyring or the environment (never a value)."""
     asked: frozenset[str]
     """The names the child was asked about (the known keys and the custom providers' ids)."""
+    from_environment: frozenset[str] = frozenset()
+    """The key names the keyring did not have and the environment did: reading them needs no keyring."""
+
+    @property
+    def in_keyring(self) -> frozenset[str]:
+        return self.present - self.from_environment
 
 
 def child_command(names: list[str]) -> list[str]:
@@ -43,9 +49,10 @@ def parse_presence(text: str) -> KeyPresence | None:
         status = KeyringStatus(bool(keyring["usable"]), str(keyring.get("backend") or ""), keyring.get("problem"))
         present = frozenset(name for name, key in data["keys"].items() if key.get("set"))
         asked = frozenset(data["keys"])
+        from_environment = frozenset(name for name in present if data["keys"][name].get("from") == "environment")
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    return KeyPresence(status, present, asked)
+    return KeyPresence(status, present, asked, from_environment)
 
 
 def presence_in_child(names: list[str], timeout: float = CHILD_TIMEOUT_S) -> KeyPresence | None:

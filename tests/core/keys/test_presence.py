@@ -67,3 +67,30 @@ def test_presence_in_child_is_none_when_the_child_fails(monkeypatch):
 
     monkeypatch.setattr(presence, "child_command", lambda names: ["/nonexistent/desktop-copilot"])
     assert presence_in_child(["anthropic"]) is None
+
+
+@pytest.mark.asyncio
+async def test_a_key_found_only_in_the_environment_is_read_without_opening_the_keyring(env_key):
+    store = KeyringKeys()
+    runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(), standard_lookup(store))
+    runtime.key_store = store
+    presence = await runtime.learn_key_presence()
+    assert presence is not None and presence.from_environment == {"anthropic"}
+    found = await runtime.find_keys(["anthropic"])
+    assert found["anthropic"].secret.reveal() == VALUE and found["anthropic"].source == "environment"
+    assert not store.loaded  # keyring, secretstorage and cryptography stay out of this process
+    store.session.set("anthropic", "sk-ant-session-key-0123456789")  # a key set this session still comes first
+    assert (await runtime.find_keys(["anthropic"]))["anthropic"].source == "session"
+    assert "openai" not in await runtime.find_keys(["openai", "anthropic"])  # the child found it nowhere: not asked here
+    assert not store.loaded
+    assert await runtime.find_keys(["not-asked"]) == {}  # a name the child was not asked about: the keyring is read here
+    assert store.loaded
+
+
+def test_the_childs_answer_says_which_keys_come_from_the_environment():
+    text = ('{"keyring": {"usable": true, "backend": "Secret Service", "problem": null}, "keys": {'
+            '"anthropic": {"set": true, "from": "environment"}, "openai": {"set": true, "from": "keyring"}, '
+            '"gemini": {"set": false, "from": null}}}')
+    presence = parse_presence(text)
+    assert presence.present == {"anthropic", "openai"} and presence.from_environment == {"anthropic"}
+    assert presence.in_keyring == {"openai"}
