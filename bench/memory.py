@@ -188,6 +188,11 @@ def child(kind: str, settle_s: float, breakdown: bool) -> None:
         if breakdown:
             result["smaps"] = smaps_by_mapping()
             result["traced"] = traced_by_package()
+            if getattr(Driver, "at_first_delta", None) is not None:
+                import tracemalloc
+
+                grown = tracemalloc.take_snapshot().compare_to(Driver.at_first_delta, "lineno")[:12]
+                result["grown"] = {f"{Path(d.traceback[0].filename).name}:{d.traceback[0].lineno}": round(d.size_diff / 2**20, 2) for d in grown}
         result["trimmed_rss_mb"] = rss_after_malloc_trim()
         if error:
             result["error"] = error
@@ -248,6 +253,10 @@ def child(kind: str, settle_s: float, breakdown: bool) -> None:
             if "first_delta" not in result and messages and messages[-1].role.value == "assistant" and messages[-1].text:
                 result["first_delta"] = memory_now()  # the request is made, the provider SDK loaded; the reply starts
                 packages_since("first_delta")
+                if breakdown:
+                    import tracemalloc
+
+                    Driver.at_first_delta = tracemalloc.take_snapshot()
             if "first_delta" in result:  # RSS as the reply grows, every ~10 KB: [KB, MB]
                 kb = len(messages[-1].text.encode()) / 1024
                 curve = result.setdefault("curve", [])
@@ -550,6 +559,8 @@ def report(args, results: dict[str, list[dict]]) -> None:
               f"now {run['end']['rss_mb']:.1f} MB")
         print("    resident by mapping at the end (MB): " + ", ".join(f"{k} {v}" for k, v in run["smaps"].items()))
         print("    live Python allocations at the end (MB): " + ", ".join(f"{k} {v}" for k, v in run["traced"].items()))
+        if run.get("grown"):
+            print("    Python allocations grown since the reply's first text (MB, by line): " + ", ".join(f"{k} {v}" for k, v in run["grown"].items()))
         for phase, packages in run.get("imported", {}).items():
             print(f"    imported by {phase} (top-level package: modules): " + ", ".join(f"{k} {v}" for k, v in packages.items()))
         print("    modules loaded: " + ", ".join(f"{phase} {run[phase]['modules']}" for phase in ("first_frame", "idle", "first_delta", "at_top", "end")

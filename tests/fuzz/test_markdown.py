@@ -19,6 +19,7 @@ from desktop_copilot.core.content.citations import cited_sources
 from desktop_copilot.core.content.link_safety import is_allowed
 from desktop_copilot.core.transcript.chunking import MAX_CHARS, Chunker
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow
 from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown, markdown_document
 from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, render_markdown, render_sources
 from tests.fuzz.support import any_text, cuts, fuzz_settings, json_values, ran
@@ -148,7 +149,7 @@ def test_streamed_markdown_in_any_pieces_loads_nothing(text, data):
     ran("markdown")
     offsets = data.draw(cuts(len(text), max_cuts=8))
     ticks = iter(range(0, 10**9, 50))  # a clock that lets every other update render its tail
-    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: next(ticks) / 1000)
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: next(ticks) / 1000, tails=RenderNow())
     with recorded_loads() as loads:
         for end in [*offsets, len(text)]:
             live.update(text[:end], 300)

@@ -1,8 +1,9 @@
 """`accumulate(message, event)`: fold one unified event into an assistant message snapshot.
 
 The snapshot is updated in place and returned (like the SDK's `accumulate_event`), so the
-cost of a delta does not grow with the length of the reply. Only the agent loop calls it; the
-store's recorder and the Qt model are handed the same events afterwards and read the snapshot.
+cost of a delta does not grow with the length of the reply: a streaming text is kept as pieces (Message.grow) and
+joined when it is read as a whole (Message.settle). Only the agent loop calls it; the store's recorder and the Qt
+model are handed the same events afterwards and read the snapshot (settling it first).
 
 What it takes in is made storable and sendable on the way (core/conversation/clean_values.py: lone surrogates become
 U+FFFD, NaN and infinities null), from whichever provider or tool it came.
@@ -47,8 +48,14 @@ def _block(message: Message, index: int, kind: type):
     return None
 
 
+_GROWING = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate, ev.ToolOutput, ev.TextCitation)
+"""Events that add to a block without reading its text: the texts still growing stay in pieces (Message.grow)."""
+
+
 def accumulate(message: Message, event: ev.Event) -> Message:
     """Apply `event` to `message` and return it."""
+    if not isinstance(event, _GROWING):
+        message.settle()
     match event:
         case ev.Start(model=model):
             message.status = MessageStatus.STREAMING
@@ -57,11 +64,10 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.TextStart(index=i):
             _place(message, i, TextBlock())
         case ev.TextDelta(index=i, text=text):
-            block = _block(message, i, TextBlock)
-            if block is None:
-                block = TextBlock()
-                _place(message, i, block)
-            block.text = _grown(block, "text", clean_text(text))
+            if _block(message, i, TextBlock) is None:
+                message.settle()
+                _place(message, i, TextBlock())
+            message.grow(i, "text", clean_text(text))
         case ev.TextCitation(index=i, citation=citation):
             block = _block(message, i, TextBlock)
             if block is not None:
@@ -72,9 +78,8 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             else:
                 _place(message, i, ThinkingBlock(started_at=now()))
         case ev.ThinkingDelta(index=i, text=text):
-            block = _block(message, i, ThinkingBlock)
-            if block is not None:
-                block.thinking = _grown(block, "thinking", clean_text(text))
+            if _block(message, i, ThinkingBlock) is not None:
+                message.grow(i, "thinking", clean_text(text))
         case ev.ThinkingEnd(index=i, signature=signature):
             block = _block(message, i, ThinkingBlock)
             if block is not None:
@@ -84,9 +89,8 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             _place(message, i, ToolCallBlock(id=clean_text(call_id), name=clean_text(name), arguments=clean_json(arguments),
                                              provider_fields=clean_json(extra)))
         case ev.ToolCallDelta(index=i, partial_json=fragment):
-            block = _block(message, i, ToolCallBlock)
-            if block is not None:
-                block.partial_arguments = _grown(block, "partial_arguments", clean_text(fragment))
+            if _block(message, i, ToolCallBlock) is not None:
+                message.grow(i, "partial_arguments", clean_text(fragment))
         case ev.ToolCallEnd(index=i, arguments=arguments):
             block = _block(message, i, ToolCallBlock)
             if block is not None:
@@ -121,22 +125,13 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.ToolOutput(tool_call_id=call_id, text=text):
             for block in message.tool_calls:
                 if block.id == call_id and not block.status.finished:
-                    block.output = _tail(_grown(block, "output", clean_text(text)))
+                    block.output = _tail(block.output + clean_text(text))  # bounded by TOOL_OUTPUT_LIMIT
         case ev.ToolApprovalChanged(tool_call_id=call_id, approval=approval):
             for block in message.tool_calls:
                 if block.id == call_id:
                     block.approval = approval.model_copy()
     message.revision += 1
     return message
-
-
-def _grown(block, field: str, addition: str) -> str:
-    """`getattr(block, field) + addition` without copying the text: with the block's reference
-    dropped first, CPython grows the string in place (amortised O(len(addition)))."""
-    current = getattr(block, field)
-    setattr(block, field, "")
-    current += addition
-    return current
 
 
 def _tail(output: str) -> str:

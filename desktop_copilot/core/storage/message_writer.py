@@ -47,6 +47,7 @@ class MessageRow:
 
     @classmethod
     def of(cls, conversation_id: str, seq: int, message: Message) -> MessageRow:
+        message.settle()
         values = (message.id, conversation_id, seq, message.role.value, message.status.value, message.stop_reason,
                   message.error, message.model, message.provider, message.usage.model_dump_json(),
                   BLOCKS.dump_json(message.blocks).decode(), message.created_at, now())

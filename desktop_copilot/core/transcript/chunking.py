@@ -40,8 +40,7 @@ class Chunker:
         self._fed = 0
         self._fed_end = ""
         """Length and last characters of the text fed last: a later text must repeat them there, else it was
-        replaced, not extended, and the cutting starts over. (A copy of a few characters, never the text itself:
-        a second reference would stop CPython growing the streaming text in place; see accumulate._grown.)"""
+        replaced, not extended, and the cutting starts over. (A copy of a few characters, never the text itself.)"""
         self._lines = 0
         self._blocks = MarkdownBlockScanner()
         self._block_start: int | None = 0

@@ -405,6 +405,7 @@ class TranscriptModel(QAbstractListModel):
     def _segment(self, message: Message, position: int) -> list[Segment]:
         """Streaming messages keep their segmenter (incremental cutting); so do the last FINISHED_SEGMENTERS
         finished ones that changed (a reply finishing keeps the one it streamed with); others are cut afresh."""
+        message.settle()  # the deltas since the last frame join the streaming text (kept as pieces until read)
         if message.status.finished:
             kept = self._finished_segmenters
             segmenter = self._segmenters.pop(message.id, None) or kept.pop(message.id, None) or MessageSegmenter()

@@ -38,7 +38,7 @@ def test_text_events_build_a_text_block():
 
 
 def test_text_delta_without_start_creates_the_block():
-    assert fold(ev.TextDelta(index=0, text="orphan")).blocks == [TextBlock(text="orphan")]
+    assert fold(ev.TextDelta(index=0, text="orphan")).settle().blocks == [TextBlock(text="orphan")]
 
 
 def test_deltas_append_in_place_without_copying_blocks():
@@ -48,7 +48,18 @@ def test_deltas_append_in_place_without_copying_blocks():
         fold(ev.TextDelta(index=0, text="x"), ev.ThinkingDelta(index=1, text="y"), message=message)
     assert message.blocks is blocks
     assert message.blocks[0] is text_block and message.blocks[1] is thinking_block
+    assert text_block.text == "" and thinking_block.thinking == ""  # kept as pieces: no delta copied the text so far
+    assert message.settle() is message
     assert text_block.text == "x" * 200 and thinking_block.thinking == "y" * 200
+
+
+def test_a_streaming_text_is_joined_when_read_as_a_whole():
+    message = fold(ev.TextStart(index=0), ev.TextDelta(index=0, text="Hel"), ev.TextDelta(index=0, text="lo"))
+    assert message.text == "Hello"  # Message.text settles
+    fold(ev.TextDelta(index=0, text=" there"), message=message)
+    assert message.model_dump()["blocks"][0]["text"] == "Hello there"  # so does dumping it (history, exports)
+    fold(ev.TextDelta(index=0, text="!"), ev.ToolCallStart(index=1, tool_call_id="t", name="n"), message=message)
+    assert message.blocks[0].text == "Hello there!"  # an event that is not a delta settles first
 
 
 def test_revision_bumps_on_every_event():
@@ -92,7 +103,7 @@ def test_raw_block_is_placed_at_its_index():
 
 def test_block_beyond_the_end_is_appended_and_restart_replaces():
     message = fold(ev.TextStart(index=3), ev.TextDelta(index=0, text="kept"))
-    assert message.blocks == [TextBlock(text="kept")]
+    assert message.settle().blocks == [TextBlock(text="kept")]
     fold(ev.ToolCallStart(index=0, tool_call_id="t", name="n"), message=message)
     assert message.blocks == [ToolCallBlock(id="t", name="n")]
 

@@ -21,6 +21,7 @@ from desktop_copilot.core.conversation.models import (
     ToolCallBlock,
     ToolCallStatus,
 )
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow
 from desktop_copilot.qt.transcript.parts.documents import DocumentCache, LiveMarkdown, markdown_document
 from desktop_copilot.qt.transcript.parts.base import PaintEnv
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, TOOL_BADGES
@@ -118,7 +119,7 @@ def test_streaming_markdown_renders_far_less_often_than_deltas(qtbot):
     text = "".join(f"Paragraph {n} with **bold** and `code`.\n\n" for n in range(150))
     text += "```python\n" + "".join(f"x_{n} = {n}\n" for n in range(60)) + "```\n"
     now = [0.0]
-    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: now[0])
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: now[0], tails=RenderNow())
     deltas = [text[i : i + 5] for i in range(0, len(text), 5)]
     shown = ""
     for delta in deltas:
@@ -136,7 +137,7 @@ def test_streaming_markdown_renders_far_less_often_than_deltas(qtbot):
 
 def test_finishing_a_live_piece_renders_only_its_last_chunk(qtbot):
     text = "".join(f"Paragraph {n} with **bold**.\n\n" for n in range(40)) + "The last words"
-    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0)
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=RenderNow())
     live.update(text, 600)
     before = live.rendered_chars
     stack = live.finish(text, 600)

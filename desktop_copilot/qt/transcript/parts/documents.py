@@ -27,6 +27,7 @@ from PySide6.QtGui import (
 from desktop_copilot.core.content.citations import Source
 from desktop_copilot.qt.transcript.parts.math import draw_math_image, math_image_size
 from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, document_css, render_markdown, render_sources
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderedTail, TailRendering, shared_tail_worker
 from desktop_copilot.qt.common.theme import Theme
 
 RENDER_INTERVAL = 0.08
@@ -327,19 +328,23 @@ class LivePlainText:
 
 class LiveMarkdown:
     """A growing Markdown piece as a stack of documents: each finished chunk (cut after a blank line or
-    a closed fence) is rendered once; the open tail is re-rendered at most every RENDER_INTERVAL and shown
-    as plain text in between (extended, or replaced when a chunk took its start). Per update the cost depends
-    on the delta and the tail only, and an update renders the Markdown of one chunk and the tail at most."""
+    a closed fence) is rendered once; the open tail's Markdown is turned into HTML on a worker (tail_renderer) at most
+    every RENDER_INTERVAL, and the newest finished render is swapped in by the next update, the text that came after
+    it appended as plain text; in between the tail is extended as plain text (or replaced when a chunk took its
+    start). Per update the cost depends on the delta and the tail only; the GUI thread renders the Markdown of one
+    chunk at most, and sets the HTML of one tail render at most (updates come at most once a frame per message)."""
 
-    def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic,
+                 tails: TailRendering | None = None) -> None:
         self.theme = theme
         self.chunks = DocumentStack()
         self.tail = new_document(theme, theme.font("body"), 1)
         self._splitter = MarkdownSplitter()
         self._chunked = 0
         self._tail_shown = 0
-        self._tail_rendered_at = -1.0
+        self._tail_asked_at = -1.0
         self._clock = clock
+        self._tails = tails if tails is not None else shared_tail_worker()
         self.rendered_chars = 0
         """Characters of Markdown rendered so far (for tests and benchmarks): a small multiple of the
         text's length, where re-rendering the whole text per delta would be quadratic."""
@@ -357,27 +362,42 @@ class LiveMarkdown:
             self._render_chunk(text, boundary, width)
         tail = text[self._chunked :]
         now = self._clock()
-        if now - self._tail_rendered_at >= RENDER_INTERVAL:
-            set_markdown(self.tail, tail, self.theme)
-            self.rendered_chars += len(tail)
-            self._tail_rendered_at = now
+        if tail and now - self._tail_asked_at >= RENDER_INTERVAL:
+            self._tails.submit(self, self._chunked, tail, self.theme)
+            self._tail_asked_at = now
+        rendered = self._tails.take(self)
+        if rendered is not None and rendered.start == self._chunked and tail.startswith(rendered.text):
+            self._show_rendered(rendered)
+            self._append_plain(tail[len(rendered.text) :])
         elif force or len(tail) < self._tail_shown:  # a chunk took the tail's start: the rest as plain text until due
             self.tail.setPlainText(tail)
         elif len(tail) > self._tail_shown:
-            cursor = QTextCursor(self.tail)
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(tail[self._tail_shown :])
+            self._append_plain(tail[self._tail_shown :])
         self._tail_shown = len(tail)
         self.chunks.setTextWidth(width)
         if self.tail.textWidth() != width:
             self.tail.setTextWidth(width)
         return [self.chunks, self.tail]
 
+    def _show_rendered(self, rendered: RenderedTail) -> None:
+        for name, image in rendered.formulas.items():  # our own formula images, registered before the HTML names them
+            self.tail.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+        self.tail.setHtml(rendered.html)
+        self.tail.code = rendered.code
+        self.rendered_chars += len(rendered.text)
+
+    def _append_plain(self, text: str) -> None:
+        if text:
+            cursor = QTextCursor(self.tail)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(text)
+
     def finish(self, text: str, width: int) -> DocumentStack:
         """The piece's final documents: the chunks already rendered, plus one exact render of what
         follows them, so finishing costs the last chunk, not the whole piece."""
+        self._tails.forget(self)
         if len(text) < self._chunked:
-            self.__init__(self.theme, self._clock)
+            self.__init__(self.theme, self._clock, self._tails)
         if len(text) > self._chunked:
             self._render_chunk(text, len(text), width)
         self.chunks.setTextWidth(width)

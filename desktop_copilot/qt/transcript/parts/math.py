@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ CACHE_ENTRIES = 512
 _NUMBERING = re.compile(r"\\(?:tag|label)\*?\{[^{}]*\}|\\(?:nonumber|notag)\b")
 
 _cache: OrderedDict[tuple, FormulaImage | None] = OrderedDict()
+_cache_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +65,18 @@ def render_formula(latex: str, display: bool, size: float, color: str, device_pi
     limits below) or inline; None when it does not parse or draws nothing. Results, failures included, are cached."""
     ratio = device_pixel_ratio or _device_pixel_ratio()
     key = (latex, display, round(size, 2), color, ratio)
-    if key in _cache:
-        _cache.move_to_end(key)
-        return _cache[key]
+    with _cache_lock:  # streaming tails render on a worker thread (tail_renderer), finished text on the GUI thread
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
     try:
         result = _render(latex, display, size * MATH_SCALE, color, ratio)
     except Exception:  # noqa: BLE001 - ziamath and latex2mathml raise many kinds (and RecursionError) on bad input
         result = None
-    _cache[key] = result
-    while len(_cache) > CACHE_ENTRIES:
-        _cache.popitem(last=False)
+    with _cache_lock:
+        _cache[key] = result
+        while len(_cache) > CACHE_ENTRIES:
+            _cache.popitem(last=False)
     return result
 
 

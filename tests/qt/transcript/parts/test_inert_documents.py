@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QTextDocument
 
 from desktop_copilot.core.content.link_safety import is_allowed
 from desktop_copilot.core.conversation.models import Message, MessageStatus, ThinkingBlock, ToolCallBlock, ToolCallStatus
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow
 from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown, markdown_document, plain_document
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.model import TranscriptModel
@@ -147,7 +148,7 @@ def test_a_100_kb_url_renders_promptly_as_text(qapp, load_calls):
 
 
 def test_streaming_markdown_pieces_are_inert(qapp, load_calls):
-    live = LiveMarkdown(DEFAULT_THEME, clock=iter(range(0, 100_000, 1)).__next__)
+    live = LiveMarkdown(DEFAULT_THEME, clock=iter(range(0, 100_000, 1)).__next__, tails=RenderNow())
     text = ""
     for delta in ["![x](/dev/zero) [a](file:///etc/passwd)", " [b](https://example.com/b)\n\n", "<img src=/etc/passwd>"]:
         text += delta

@@ -19,6 +19,7 @@ from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 from desktop_copilot.qt.transcript.model import TranscriptModel
 from desktop_copilot.qt.transcript.parts import math as math_images
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow
 from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown, markdown_document
 from desktop_copilot.qt.transcript.parts.markdown import render_markdown
 from desktop_copilot.qt.transcript.parts.math import FormulaImage, render_formula
@@ -165,7 +166,7 @@ def test_a_formula_wider_than_the_column_is_shrunk_to_fit(qapp):
 
 def test_while_streaming_a_formula_is_raw_until_its_closing_delimiter_arrives(qapp, load_calls):
     ticks = iter(range(10_000))
-    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: next(ticks))  # each update a second later: always re-rendered
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: next(ticks), tails=RenderNow())  # each update a second later: always re-rendered
     text = ""
     seen = []
     for delta in ["The sum ", "$$\\sum_{i=1}", "^{n} i", "$", "$ and inline $x", "^2", "$ done."]:

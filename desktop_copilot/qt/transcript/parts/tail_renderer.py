@@ -1,0 +1,129 @@
+"""The Markdown of streaming tails turned into HTML on a worker thread, so the GUI thread only swaps a finished render
+in (QTextDocument.setHtml and its layout, which hold the GIL wherever they run, stay on the GUI thread)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from PySide6.QtGui import QImage
+
+from desktop_copilot.qt.common.theme import Theme
+from desktop_copilot.qt.transcript.parts.markdown import render_markdown
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class RenderedTail:
+    """The HTML of `text`, the tail of a streaming piece from character `start` of the piece on."""
+
+    start: int
+    text: str
+    html: str = ""
+    code: list[tuple[str, str]] = field(default_factory=list)
+    """(language, code) of each code block, as InertDocument.code keeps them."""
+    formulas: dict[str, QImage] = field(default_factory=dict)
+    """The formula images the HTML names (`math:N`), to add to the document before the HTML."""
+
+
+def render_tail(start: int, text: str, theme: Theme) -> RenderedTail:
+    tail = RenderedTail(start, text)
+    tail.html = render_markdown(text, theme, code=tail.code, math=tail.formulas).rstrip("\n")
+    return tail
+
+
+class TailRendering(Protocol):
+    """Where a live piece's tail is rendered: `submit` asks for a render (replacing one not started yet), `take` gives
+    the newest finished one, once."""
+
+    def submit(self, owner: object, start: int, text: str, theme: Theme) -> None: ...
+
+    def take(self, owner: object) -> RenderedTail | None: ...
+
+    def forget(self, owner: object) -> None: ...
+
+
+class RenderNow:
+    """Renders in `submit`, on the caller's thread (tests, and anything that must see the render at once)."""
+
+    def __init__(self) -> None:
+        self._done: weakref.WeakKeyDictionary[object, RenderedTail] = weakref.WeakKeyDictionary()
+
+    def submit(self, owner: object, start: int, text: str, theme: Theme) -> None:
+        self._done[owner] = render_tail(start, text, theme)
+
+    def take(self, owner: object) -> RenderedTail | None:
+        return self._done.pop(owner, None)
+
+    def forget(self, owner: object) -> None:
+        self._done.pop(owner, None)
+
+
+class TailWorker:
+    """One daemon thread rendering the tails asked for, newest request per piece only: a piece that asks again before
+    its render started replaces the request, so the worker never renders a tail already outgrown. Results (the newest
+    per piece) wait for
+    the piece's next update on the GUI thread (the next frame with a delta); a piece that is dropped takes its
+    request and result with it (weak keys)."""
+
+    def __init__(self) -> None:
+        self._wanted: weakref.WeakKeyDictionary[object, tuple[int, str, Theme]] = weakref.WeakKeyDictionary()
+        self._done: weakref.WeakKeyDictionary[object, RenderedTail] = weakref.WeakKeyDictionary()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self.rendered = 0
+        """Tails rendered so far (for tests and benchmarks)."""
+
+    def submit(self, owner: object, start: int, text: str, theme: Theme) -> None:
+        with self._wake:
+            self._wanted[owner] = (start, text, theme)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="markdown-tails", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def take(self, owner: object) -> RenderedTail | None:
+        with self._wake:
+            return self._done.pop(owner, None)
+
+    def forget(self, owner: object) -> None:
+        with self._wake:
+            self._wanted.pop(owner, None)
+            self._done.pop(owner, None)
+
+    def _next(self) -> tuple[weakref.ref, tuple[int, str, Theme]]:
+        with self._wake:
+            while not self._wanted:
+                self._wake.wait()
+            owner, job = self._wanted.popitem()
+            return weakref.ref(owner), job
+
+    def _run(self) -> None:
+        while True:
+            owner_ref, (start, text, theme) = self._next()
+            try:
+                rendered = render_tail(start, text, theme)
+            except Exception:  # noqa: BLE001 - the piece keeps its plain text; its final render shows the problem
+                log.exception("rendering a streaming tail failed")
+                continue
+            with self._wake:
+                owner = owner_ref()
+                if owner is not None:  # kept even when a newer request waits: the piece may still show it
+                    self._done[owner] = rendered
+                self.rendered += 1
+            del owner
+
+
+_shared: TailWorker | None = None
+
+
+def shared_tail_worker() -> TailWorker:
+    """The app's one tail worker (its thread starts with the first streaming tail)."""
+    global _shared
+    if _shared is None:
+        _shared = TailWorker()
+    return _shared

@@ -1,0 +1,98 @@
+"""The Markdown of a streaming tail is turned into HTML on a worker thread; the GUI thread swaps the newest render in at
+the piece's next update, with the text that came after it appended, and nothing a model wrote loads anything."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6.QtGui import QFont
+
+from desktop_copilot.qt.common.theme import DEFAULT_THEME
+from desktop_copilot.qt.transcript.parts import tail_renderer
+from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow, TailWorker
+
+
+def wait_for(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the worker gave no render in time"
+        time.sleep(0.005)
+
+
+def bold_fragments(document) -> list[str]:
+    found, block = [], document.begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.charFormat().fontWeight() >= QFont.Weight.Bold:
+                found.append(fragment.text())
+            iterator += 1
+        block = block.next()
+    return found
+
+
+def test_the_tail_is_rendered_on_another_thread_and_swapped_in_at_the_next_update(qapp, monkeypatch):
+    threads: list[str] = []
+    render = tail_renderer.render_tail
+    monkeypatch.setattr(tail_renderer, "render_tail", lambda *args: (threads.append(threading.current_thread().name), render(*args))[1])
+    worker = TailWorker()
+    now = [0.0]
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: now[0], tails=worker)
+    live.update("Some **bold", 500)
+    assert live.tail.toPlainText() == "Some **bold"  # plain text until a render is back
+    live.update("Some **bold** words", 500)  # not due yet: asked once, the new text appended as plain text
+    wait_for(lambda: worker.rendered == 1)
+    assert threads == ["markdown-tails"]
+    chunks, tail = live.update("Some **bold** words and more", 500)
+    assert bold_fragments(tail) == [] and tail.toPlainText() == "Some **bold** words and more"  # "**" not closed yet
+    now[0] += 1.0
+    live.update("Some **bold** words and more.", 500)
+    wait_for(lambda: worker.rendered == 2)
+    _chunks, tail = live.update("Some **bold** words and more. Then", 500)
+    assert bold_fragments(tail) == ["bold"] and tail.toPlainText() == "Some bold words and more. Then"
+    assert isinstance(tail, InertDocument) and chunks.documents == []
+
+
+def test_a_render_of_a_tail_a_chunk_has_since_taken_is_not_shown(qapp):
+    tails = RenderNow()
+    now = [0.0]
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: now[0], tails=tails)
+    live.update("First paragraph with *stress*", 500)
+    tails.submit(live, 0, "First paragraph with *stress*", DEFAULT_THEME)  # a render of the old tail, not taken yet
+    chunks, tail = live.update("First paragraph with *stress*.\n\nSecond", 500)  # the first paragraph became a chunk
+    assert [d.toPlainText() for d in chunks.documents] == ["First paragraph with stress."]
+    assert tail.toPlainText() == "Second"
+
+
+def test_a_newer_request_replaces_one_not_started_and_a_dropped_piece_leaves_nothing_behind(qapp):
+    worker = TailWorker()
+    gate = threading.Event()
+    started = threading.Event()
+    render = tail_renderer.render_tail
+
+    def slow(*args):
+        started.set()
+        gate.wait(10)
+        return render(*args)
+
+    owner, other = LiveMarkdown(DEFAULT_THEME, tails=worker), LiveMarkdown(DEFAULT_THEME, tails=worker)
+    tail_renderer.render_tail = slow
+    try:
+        worker.submit(other, 0, "busy", DEFAULT_THEME)
+        assert started.wait(10)  # the worker is busy with `other`: the next two requests of `owner` wait
+        worker.submit(owner, 0, "a", DEFAULT_THEME)
+        worker.submit(owner, 0, "a b", DEFAULT_THEME)
+        gate.set()
+        wait_for(lambda: worker.rendered == 2)
+    finally:
+        tail_renderer.render_tail = render
+    assert worker.take(owner).text == "a b" and worker.take(owner) is None  # only the newest was rendered, given once
+    worker.forget(other)
+    assert worker.take(other) is None
+    worker.submit(owner, 0, "c", DEFAULT_THEME)
+    del owner  # a piece scrolled away and dropped: its request and result go with it
+    wait_for(lambda: not worker._wanted)
+    assert len(worker._done) == 0
