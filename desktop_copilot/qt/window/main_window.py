@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         self.open_log_folder_action = self.menus.open_log_folder_action
         self.refresh_header()
         self.refresh_usage()
+        self.view.approval_keys.tab_after = self.composer.edit  # Tab from the message box reaches a waiting approval card
         self.view.scrollToBottom()
         self.composer.focus()
 
