@@ -252,12 +252,13 @@ def draw_button(painter: QPainter, hotspot: Hotspot, rect: QRect, call_id: str, 
 
 
 def draw_focus_ring(painter: QPainter, rect: QRect, radius: int, env: PaintEnv) -> None:
-    """The keyboard's focus ring around a card's button or link: two pixels of the theme's focus colour, just outside."""
+    """The keyboard's focus ring around a card's button or link: two pixels of the accent, a pixel outside its border
+    (the accent stands out from the card at 3:1 or more in both themes; the softer focus_border does not)."""
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(QPen(env.theme.color("focus_border"), 2))
+    painter.setPen(QPen(env.theme.color("accent"), 2))
     painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawRoundedRect(QRectF(rect).adjusted(-2.5, -2.5, 2.5, 2.5), radius + 2, radius + 2)
+    painter.drawRoundedRect(QRectF(rect).adjusted(-3, -3, 3, 3), radius + 3, radius + 3)
     painter.restore()
 
 
