@@ -273,8 +273,11 @@ class ApprovalKeys(QObject):
         else:
             waiting = self.waiting_rows()
             names = ", ".join(dict.fromkeys(shown_name(block) for _row, block in waiting))
-            text = self.tr("%n tool call(s) waiting for your approval: {tools}. Tab moves to the buttons.", "",
-                           len(waiting)).format(tools=names) if waiting else ""
+            if len(waiting) == 1:
+                text = self.tr("A tool call waits for your approval: {tools}. Tab moves to its buttons.").format(tools=names)
+            else:
+                text = self.tr("%n tool calls wait for your approval: {tools}. Tab moves to their buttons.", "",
+                               len(waiting)).format(tools=names) if waiting else ""
         if text == self._description:
             return
         self._description = text

@@ -139,8 +139,9 @@ def test_the_ring_goes_on_to_the_next_waiting_card(qtbot):
 def test_the_description_says_which_calls_wait(qtbot):
     view, _box, reply, _decisions = _window(qtbot, ("c1", {"n": 1}), ("c2", {"n": 2}))
     qtbot.waitUntil(lambda: view.accessibleDescription() != "")
-    assert view.accessibleDescription() == "2 tool call(s) waiting for your approval: write_file. Tab moves to the buttons."
+    assert view.accessibleDescription() == "2 tool calls wait for your approval: write_file. Tab moves to their buttons."
     decide(view.model(), reply, "c1", Decision.ALLOW_ONCE)
+    qtbot.waitUntil(lambda: view.accessibleDescription() == "A tool call waits for your approval: write_file. Tab moves to its buttons.")
     decide(view.model(), reply, "c2", Decision.DENY)
     qtbot.waitUntil(lambda: view.accessibleDescription() == "")
     assert view.focusPolicy() == Qt.FocusPolicy.NoFocus
