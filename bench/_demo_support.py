@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 
-def demo_options(width: int, height: int) -> argparse.Namespace:
-    """--out (the folder, created), --width and --height of the window: what every screenshot demo takes."""
+def demo_options(width: int, height: int, extra: Callable[[argparse.ArgumentParser], Any] | None = None) -> argparse.Namespace:
+    """--out (the folder, created), --width and --height of the window: what every screenshot demo takes; `extra` adds
+    a demo's own options."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=Path("docs/screenshots"))
     parser.add_argument("--width", type=int, default=width)
     parser.add_argument("--height", type=int, default=height)
+    if extra is not None:
+        extra(parser)
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     return options

@@ -3,6 +3,9 @@ diff) after two that ran (a read-only MCP call, web_fetch allowed by a grant), a
 
     Xvfb :96 -screen 0 1100x1400x24 & DISPLAY=:96 python bench/demo_approval.py --out docs/screenshots --height 1350
 
+With `--focus N`, Tab from the message box and N presses of Right first: the keyboard's focus ring on the waiting
+cards' N+1th button, saved as `approval_card_focus.png`.
+
 Not part of the test run.
 """
 
@@ -13,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
 
 from bench._demo_support import demo_options, run_demo, seeded_window, show_at  # noqa: E402
 from desktop_copilot.core.conversation import events as ev  # noqa: E402
@@ -60,14 +64,24 @@ def seed(store) -> str:
 
 
 def main() -> int:
-    options = demo_options(1100, 900)
+    options = demo_options(1100, 900, lambda parser: parser.add_argument(
+        "--focus", type=int, default=-1, help="put the keyboard's focus ring on this button of the waiting cards (0: the first)"))
     window, loop, store, _ = seeded_window("dc-approval-", seed)
     show_at(window, options)
 
     def shoot() -> None:
         window.view.scrollToBottom()
+        name = "approval_card.png"
+        if options.focus >= 0:  # as the user does: Tab from the message box, then Right
+            window.activateWindow()
+            window.composer.edit.setFocus()
+            QTest.qWait(300)  # the window becomes active: the focus moves within it from now on
+            QTest.keyClick(window.composer.edit, Qt.Key.Key_Tab)
+            for _ in range(options.focus):
+                QTest.keyClick(window.view, Qt.Key.Key_Right)
+            name = "approval_card_focus.png"
         window.view.viewport().repaint()
-        window.grab().save(str(options.out / "approval_card.png"))
+        window.grab().save(str(options.out / name))
         window.close()
 
     QTimer.singleShot(1200, shoot)

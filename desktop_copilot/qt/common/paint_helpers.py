@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QPolygonF, QTextLayout, QTextOption
 
 from desktop_copilot.qt.common.core_words import core_text
 from desktop_copilot.qt.common.theme import Badge
-
-WRAP = int(Qt.TextFlag.TextWordWrap) | int(Qt.TextFlag.TextWrapAnywhere)
-
 
 def format_seconds(seconds: float, *, precise: bool = False) -> str:
     """`0.4 s`/`4 s` below a minute (one decimal when `precise` and under 10 s), then `1 m 5 s`."""
@@ -22,16 +21,33 @@ def format_seconds(seconds: float, *, precise: bool = False) -> str:
     return f"{minutes} m {rest} s"
 
 
+def _wrap_option() -> QTextOption:
+    """Lines break between words; a word longer than the line (a URL, a path) anywhere. The flags cannot say this:
+    with TextWordWrap | TextWrapAnywhere, Qt breaks anywhere, even inside a word that would fit on the next line."""
+    option = QTextOption(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    return option
+
+
 def wrapped_height(font: QFont, text: str, width: int) -> int:
     if not text:
         return 0
-    return QFontMetrics(font).boundingRect(QRect(0, 0, max(1, width), 1_000_000), WRAP, text).height()
+    layout = QTextLayout(text.replace("\n", "\u2028"), font)
+    layout.setTextOption(_wrap_option())
+    layout.beginLayout()
+    height = 0.0
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(max(1, width))
+        line.setPosition(QPointF(0, height))
+        height += line.height()
+    layout.endLayout()
+    return math.ceil(height)
 
 
 def draw_wrapped(painter: QPainter, rect: QRect, text: str, font: QFont, color: QColor) -> None:
     painter.setFont(font)
     painter.setPen(color)
-    painter.drawText(rect, WRAP | int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop), text)
+    painter.drawText(QRectF(rect), text, _wrap_option())
 
 
 def fill_rounded(painter: QPainter, rect: QRect | QRectF, radius: float, fill: QColor, border: QColor | None = None) -> None:

@@ -177,6 +177,12 @@ class TranscriptDelegate(QStyledItemDelegate):
         hit = self._hit(index, rect, pos)
         return hit[0].hotspot_at(hit[2], hit[1]) if hit else None
 
+    def hotspot_rect(self, index: QModelIndex, rect: QRect, part: Part, hotspot: Hotspot) -> QRect:
+        """Where (view coordinates) `part` of the row at `rect` paints `hotspot`."""
+        row = self.layout(index)
+        column = self.env.column(QRect(rect.left(), rect.top(), self.width, row.height))
+        return hotspot.rect.translated(row.part_rect(part, column).topLeft())
+
     def link_at(self, index: QModelIndex, rect: QRect, pos: QPoint) -> str:
         hit = self.link_hit(index, rect, pos)
         return hit.href if hit else ""

@@ -12,6 +12,7 @@ from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QHelpEvent, QKeyE
 from PySide6.QtWidgets import QApplication, QMenu, QToolTip, QWidget
 
 from desktop_copilot.core.approval.decisions import Decision
+from desktop_copilot.qt.transcript.approval_keys import ApprovalKeys
 from desktop_copilot.qt.transcript.copy_actions import message_markdown, message_plain_text, put_on_clipboard, tool_arguments
 from desktop_copilot.qt.transcript.link_opener import LinkOpener, tooltip_html
 from desktop_copilot.qt.transcript.parts.approval import ask_denial_reason, ask_rule_pattern, is_waiting, shown_name, waiting_calls
@@ -87,6 +88,8 @@ class TranscriptView(RowView):
         self._copied_timer = QTimer(self, singleShot=True, interval=COPIED_MS)
         self._copied_timer.timeout.connect(self._end_copied)
         model.modelReset.connect(self.clear_selection)
+        self.approval_keys = ApprovalKeys(self)
+        """The keyboard on waiting approval cards: Tab reaches their buttons, Enter presses one, Esc denies."""
 
     def _on_link_clicked(self, href: str, text: str) -> None:
         """A cited knowledge passage opens in the app's viewer; any other link goes through the link opener's checks."""
@@ -296,6 +299,9 @@ class TranscriptView(RowView):
                 and (event.matches(QKeySequence.StandardKey.Copy) or event.key() == Qt.Key.Key_Escape):
             event.accept()  # ours while text is selected, even if a window action has the same keys
             return True
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and self.approval_keys.takes(event):
+            event.accept()  # ours while the focus ring is on a card's button
+            return True
         return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt name
@@ -307,6 +313,9 @@ class TranscriptView(RowView):
             self.clear_selection()
             event.accept()
             return
+        if self.approval_keys.key_press(event):
+            event.accept()
+            return
         marker = self.delegate.env.cards.current_marker
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and marker and self.transcript.compaction(marker):
             self.toggle_compaction(marker)
@@ -316,12 +325,20 @@ class TranscriptView(RowView):
 
     def focusInEvent(self, event) -> None:  # noqa: N802 - Qt name
         super().focusInEvent(event)
+        self.approval_keys.focus_in(event.reason())  # by Tab: onto a waiting card's buttons
         self.viewport().update()  # the highlight follows the palette's active or inactive colour
 
     def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt name
         super().focusOutEvent(event)
         self.delegate.env.cards.current_marker = ""  # the ring goes with the focus
+        self.approval_keys.focus_out()
         self.viewport().update()
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt names
+        """Tab and Shift+Tab go through the waiting cards' buttons first, then leave the transcript."""
+        if self.hasFocus() and self.approval_keys.focus_next(next):
+            return True
+        return super().focusNextPrevChild(next)
 
     def _set_card_state(self, which: str, key: tuple) -> None:
         """Hover or pressed look of a card button: repaint only when it changes."""

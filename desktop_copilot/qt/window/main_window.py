@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         self.open_log_folder_action = self.menus.open_log_folder_action
         self.refresh_header()
         self.refresh_usage()
+        self.view.approval_keys.tab_after = self.composer.edit  # Tab from the message box reaches a waiting approval card
         self.view.scrollToBottom()
         self.composer.focus()
 
@@ -398,14 +399,16 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(self.tr("Stopped. The partial reply was kept."), 5000)
 
     def _reply_says(self, detail: str) -> bool:
-        """Whether the conversation's last reply already shows `detail` (its notice in the transcript, and the recovery
-        bar under it): the banner would only say it a third time."""
+        """Whether the conversation's last reply already shows `detail`: its marked notice in the transcript is the one
+        place a failed or interrupted reply's error shows (the recovery bar under it offers Retry and Continue without
+        repeating it), so the banner stays away. A reply that failed without words ("" here) says "The reply failed."."""
         from desktop_copilot.core.conversation.statuses import MessageStatus, Role
 
         messages = self.controller.session.conversation.messages
         reply = messages[-1] if messages else None
-        return (reply is not None and reply.role is Role.ASSISTANT and bool(reply.error) and bool(detail.strip())
-                and reply.status in (MessageStatus.FAILED, MessageStatus.INTERRUPTED) and detail.strip() in reply.error)
+        if reply is None or reply.role is not Role.ASSISTANT or reply.status not in (MessageStatus.FAILED, MessageStatus.INTERRUPTED):
+            return False
+        return not detail.strip() or detail.strip() in (reply.error or "")
 
     def _on_message_sent(self, text: str) -> None:
         if self.edits.editing is None:

@@ -76,7 +76,9 @@ def start_recovery(controller: ChatController, action: str) -> bool:
 
 
 def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
-    """(title, detail) the bar shows for a reply with a notice of `kind`."""
+    """(title, detail) the bar shows for a reply with a notice of `kind`. The reply's own error (why it failed, was
+    interrupted or declined) is not repeated: the transcript shows it once, marked, under the reply; the bar says
+    what is kept and what its buttons do."""
     if kind == CUT_OFF:
         model = reply.model or session.conversation.model or session.runtime.config.model
         limit = session.runtime.config.limit_reached(model, reply.usage.output_tokens)
@@ -88,18 +90,16 @@ def notice_words(kind: str, reply: Message, session) -> tuple[str, str]:
                 QCoreApplication.translate("RecoveryBar", "Continue lets the model carry on where it stopped.") + " " + more)
     if kind == OVERFLOW:
         return (QCoreApplication.translate("RecoveryBar", "This conversation no longer fits the model's context window."),
-                (f"{reply.error} " if reply.error and OVERFLOW_ERROR.search(reply.error) is None else "")
-                + QCoreApplication.translate("RecoveryBar", "Compact now summarises the older messages and asks again; a new chat "
-                                             "can start from a summary of this one. Every message is kept."))
+                QCoreApplication.translate("RecoveryBar", "Compact now summarises the older messages and asks again; a new chat "
+                                           "can start from a summary of this one. Every message is kept."))
     if kind == REFUSED:
         return (QCoreApplication.translate("RecoveryBar", "This request was declined."),
-                reply.error or QCoreApplication.translate("RecoveryBar", "The model stopped without answering (stop reason: refusal)."))
+                QCoreApplication.translate("RecoveryBar", "Edit and resend puts your message back in the composer to rephrase it."))
     title = (QCoreApplication.translate("RecoveryBar", "This reply was interrupted.") if kind == MessageStatus.INTERRUPTED.value
              else QCoreApplication.translate("RecoveryBar", "This reply failed."))
-    if reply.error and "kept" in reply.error:  # the error says so already
-        return title, reply.error
-    kept = QCoreApplication.translate("RecoveryBar", "The text received so far is kept.")
-    return title, (f"{reply.error} " if reply.error else "") + kept
+    if reply.blocks:
+        return title, QCoreApplication.translate("RecoveryBar", "The text received so far is kept.")
+    return title, QCoreApplication.translate("RecoveryBar", "Nothing of the reply arrived; Retry asks again.")
 
 
 @themed_style_sheet
@@ -186,6 +186,8 @@ class RecoveryBar(QFrame):
         title, detail = notice_words(self.kind, reply, session)
         self.title.setText(title)
         self.detail.setText(detail)
+        self.setAccessibleName(title)  # the reason too, for screen readers: the transcript paints it, they cannot read it there
+        self.setAccessibleDescription(" ".join(part for part in (reply.error or "", detail) if part))
         self.retry_button.setVisible("retry" in offered)
         self.continue_button.setVisible("continue" in offered and bool(reply.blocks))
         self.edit_button.setVisible("edit" in offered and answered_message(session.conversation) is not None)

@@ -22,6 +22,7 @@ class ShortcutEntry:
 _BOX = QT_TRANSLATE_NOOP("ShortcutsDialog", "In the message box")
 _SEARCH = QT_TRANSLATE_NOOP("ShortcutsDialog", "In the search field")
 _LIST = QT_TRANSLATE_NOOP("ShortcutsDialog", "In the conversation list")
+_CARD = QT_TRANSLATE_NOOP("ShortcutsDialog", "On a tool call waiting for approval")
 FIELD_KEYS = (
     (_BOX, QT_TRANSLATE_NOOP("ShortcutsDialog", "Send the message"), "Return"),
     (_BOX, QT_TRANSLATE_NOOP("ShortcutsDialog", "New line"), "Shift+Return"),
@@ -31,13 +32,18 @@ FIELD_KEYS = (
     (_SEARCH, QT_TRANSLATE_NOOP("ShortcutsDialog", "Open the first result"), "Return"),
     (_LIST, QT_TRANSLATE_NOOP("ShortcutsDialog", "Rename the conversation"), "F2"),
     (_LIST, QT_TRANSLATE_NOOP("ShortcutsDialog", "Delete the conversation"), "Del"),
+    (_CARD, QT_TRANSLATE_NOOP("ShortcutsDialog", "Move to its buttons from the message box"), "Tab"),
+    (_CARD, QT_TRANSLATE_NOOP("ShortcutsDialog", "Next or previous button"), "Right|Left"),
+    (_CARD, QT_TRANSLATE_NOOP("ShortcutsDialog", "Press the button with the focus"), "Return|Space"),
+    (_CARD, QT_TRANSLATE_NOOP("ShortcutsDialog", "Deny the call"), "Esc"),
 )
-"""(section, what it does, key) of the keys widgets handle in their own key handling: no QAction or QShortcut stands for
-them (composer.py PromptEdit, sidebar.py SearchField and ConversationListView)."""
+"""(section, what it does, key or keys between "|") of the keys widgets handle in their own key handling: no QAction or QShortcut stands for
+them (composer.py PromptEdit, sidebar.py SearchField and ConversationListView, qt/transcript/approval_keys.py)."""
 
 
 def _field_keys() -> list[ShortcutEntry]:
-    return [ShortcutEntry(_translated(section), _translated(text), (native(QKeySequence(key)),)) for section, text, key in FIELD_KEYS]
+    return [ShortcutEntry(_translated(section), _translated(text), tuple(native(QKeySequence(one)) for one in keys.split("|")))
+            for section, text, keys in FIELD_KEYS]
 
 
 def _translated(text: str) -> str:

@@ -97,9 +97,12 @@ def test_a_refused_reply_shows_why_and_edit_and_resend_puts_the_message_back(qtb
     assert bar.isVisible() and bar.kind == "refusal"
     assert bar.title.text() == "This request was declined."
     assert not bar.continue_button.isVisible() and not bar.retry_button.isVisible()
-    # The words come from the core's refusal support (stop_details -> message.error):
-    assert "declined to answer this request (policy category: cyber)" in bar.detail.text()
-    assert "Exploit code." in bar.detail.text()
+    # The words come from the core's refusal support (stop_details -> message.error); the reply's notice in the
+    # transcript shows them, the bar does not repeat them (a screen reader hears them from its description):
+    [reply] = [m for m in window.controller.model.messages() if m.role is Role.ASSISTANT]
+    assert "declined to answer this request (policy category: cyber)" in reply.error and "Exploit code." in reply.error
+    assert "cyber" not in bar.detail.text() and bar.detail.text() == "Edit and resend puts your message back in the composer to rephrase it."
+    assert reply.error in bar.accessibleDescription()
 
     qtbot.mouseClick(bar.edit_button, Qt.MouseButton.LeftButton)
     assert window.edits.editing is not None and window.composer.text() == "Write an exploit"
@@ -109,7 +112,7 @@ def test_a_refused_reply_shows_why_and_edit_and_resend_puts_the_message_back(qtb
     window.history.new_conversation()
     assert bar.isHidden()
     window.history.open(conversation_id)
-    assert bar.isVisible() and bar.kind == "refusal" and "policy category: cyber" in bar.detail.text()
+    assert bar.isVisible() and bar.kind == "refusal" and "policy category: cyber" in bar.accessibleDescription()
 
 
 def test_which_replies_get_a_notice():

@@ -75,3 +75,11 @@ def test_the_filter_narrows_the_list(qtbot, make_window):
     assert [row[1] for row in dialog.rows()] == ["Clear the search", "Move into the results", "Open the first result"]
     dialog.filter_field.clear()
     assert dialog.rows() == every
+
+
+def test_the_approval_card_keys_are_listed(make_window):
+    rows = set(open_shortcuts_dialog(make_window()).rows())
+    section = "On a tool call waiting for approval"
+    for row in [(section, "Move to its buttons from the message box", "Tab"), (section, "Next or previous button", "Right, Left"),
+                (section, "Press the button with the focus", "Return, Space"), (section, "Deny the call", "Esc")]:
+        assert row in rows

@@ -52,6 +52,9 @@ class CardState:
     """Decoded result thumbnails (QImage, or None for one that could not be shown), least recently used first."""
     current_marker: str = ""
     """The compaction whose marker was clicked last: Enter opens or closes it while the transcript has the focus."""
+    focused: tuple = ()
+    """(call id, action, value) of the waiting card's button the keyboard is on (its focus ring shows) while the
+    transcript has the focus; () otherwise (qt/transcript/approval_keys.py)."""
 
 
 @dataclass(slots=True)
