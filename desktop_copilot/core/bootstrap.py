@@ -73,9 +73,9 @@ def apply_settings(runtime: Runtime, settings: Settings, **overrides: Any) -> No
     if runtime.settings_file is None:
         runtime.settings_file = SettingsFile(runtime.paths.settings_file)
     runtime.settings_file.save(settings)
-    runtime.settings = settings
     runtime.config = effective_config(settings, **overrides)
     runtime.switched_off_tools = set(settings.disabled_tools)
+    runtime.settings = settings  # last: its listeners see the new settings in effect
 
 
 def keyring_warning(key_store: KeyringKeys) -> str | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from desktop_copilot.core.keys.blocking import in_keyring_thread
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
+from desktop_copilot.core.config.settings_events import SettingsEvents
 from desktop_copilot.core.providers.base import Provider
 from desktop_copilot.core.profiles.profile import ModelFacts, ModelProfile, ToolProtocol
 from desktop_copilot.core.profiles.stored import facts_key, stored_profile
@@ -122,7 +123,9 @@ class Runtime:
         """The tools switched off in Settings (`Settings.disabled_tools`); `switched_off()` adds those off by default."""
         self.warnings: list[str] = []
         """Problems to tell the user about (e.g. no usable keyring), without secrets."""
-        self.settings: Settings | None = None
+        self.settings_events = SettingsEvents()
+        """Who hears which settings changed (the window: its header and usage), after each replacement of `settings`."""
+        self._settings: Settings | None = None
         self.settings_file: SettingsFile | None = None
         self.key_store: KeyringKeys | None = None
         """Set by bootstrap.build_runtime: what the settings dialog edits and where keys are stored."""
@@ -321,6 +324,18 @@ class Runtime:
         names = sorted({spec.key_name for spec in self.providers().values() if spec.key_name})
         self.key_presence = await in_keyring_thread(presence_in_child, names)  # a daemon thread: quitting never waits
         return self.key_presence
+
+    @property
+    def settings(self) -> Settings | None:
+        """The settings in effect; replaced as a whole (never changed in place), and each replacement tells
+        `settings_events` which fields differ."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings | None) -> None:
+        before, self._settings = self._settings, settings
+        if settings is not None:
+            self.settings_events.emit(before, settings)
 
     def lookup_for(self, names: list[str]) -> KeyLookup:
         """Where to read the keys `names`: while the keyring is not open in this process and the child process found

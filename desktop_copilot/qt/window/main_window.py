@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6 import QtCore
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QUrl, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMainWindow, QMenu, QMessageBox, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the window's parts load in attach(), after the first frame 
     from desktop_copilot.core.config.first_frame_settings import FirstFrameSettings
     from desktop_copilot.core.runtime import Runtime
     from desktop_copilot.core.config.settings import Settings
+    from desktop_copilot.core.config.settings_events import SettingsChange
     from desktop_copilot.qt.bridge.controller import ChatController
 
 EARLY_END_OUTCOMES = ("failed", "interrupted", "round_limit", "loop")
@@ -59,6 +60,10 @@ def stored_settings(runtime: Runtime) -> Settings:
         return runtime.settings
     return SettingsFile(runtime.paths.settings_file).load()
 
+
+WINDOW_STATE_FIELDS = frozenset({"window_geometry", "window_splitter_sizes", "sidebar_visible", "open_conversation_id",
+                                  "transcript_zoom"})
+"""Settings the window keeps for itself when it closes: a change of these alone needs no refresh."""
 
 ZOOM_STEPS = (0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5)
 """The transcript's text sizes, as browsers step them."""
@@ -107,6 +112,7 @@ class MainWindow(QMainWindow):
         from desktop_copilot.qt.window.version_switcher import VersionSwitcher
 
         self.controller = controller
+        self._stop_hearing_settings = controller.session.runtime.settings_events.connect(self.settings_changed)
         controller.setParent(self)
         controller.dialog_parent = self
         self.setStyleSheet(window_style_sheet(current_theme()))  # not before: the first frame paints itself, faster
@@ -450,11 +456,13 @@ class MainWindow(QMainWindow):
         self.quit_box = box
         box.open()
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt name
-        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.controller is not None:
-            self.refresh_header()  # back from the settings dialog: the default provider may have changed
-            self.refresh_usage()  # ... or the prices
-        super().changeEvent(event)
+    def settings_changed(self, change: SettingsChange) -> None:
+        """The settings changed (the dialog's OK or Apply, a model picked, a list of models fetched): the header shows
+        where the next message goes, the usage the prices; what the window itself keeps changes neither."""
+        if change.fields - WINDOW_STATE_FIELDS:
+            self.refresh_header()
+        if "model_prices" in change.fields:
+            self.refresh_usage()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt name
         if self.controller is not None and self.controller.running_conversations() and not self._quit_confirmed:
@@ -462,6 +470,7 @@ class MainWindow(QMainWindow):
             self.confirm_quit()
             return
         if self.controller is not None:  # closed during its first frame: nothing to stop or keep yet
+            self._stop_hearing_settings()
             self.controller.stop_all()  # what arrived is kept and marked stopped, as with Stop
             self.knowledge.stop()  # the indexing worker and the file watcher
             self.save_window_state()
