@@ -412,14 +412,14 @@ class Runtime:
                     return ""
                 embedder = made[0]
                 report = await embed_pending(self.knowledge_library(), embedder, vectors_folder(self.paths.data_dir))
-                return (f"Embedded {report.embedded:,} passages with {embedder.model.model}"
-                        f" ({report.cached:,} already embedded)." if report.embedded else "")
+                return tr("Embedded {count} passages with {model} ({cached} already embedded).").format(
+                    count=f"{report.embedded:,}", model=embedder.model.model, cached=f"{report.cached:,}") if report.embedded else ""
 
         try:
             return asyncio.run(run())
         except Exception as exc:  # EmbeddingError in words; anything else is logged
             log.warning("knowledge: the embedding pass after %s failed: %s", source or "indexing", exc)
-            return f"Passages were not embedded: {exc}. Searches use words only until they are."
+            return tr("Passages were not embedded: {error}. Searches use words only until they are.").format(error=exc)
 
     def tool_hooks(self, approver: Approver | None, conversation_title: str = "") -> list[ToolHook]:
         """The hooks around every tool call, in order: plugins' (they may change arguments or block), the
