@@ -26,7 +26,7 @@ from desktop_copilot.core.config.app_config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.storage.file_snapshots import SnapshotRecorder
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry, not_switched_on
 from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
-from desktop_copilot.core.words import tr
+from desktop_copilot.core.words import label_text, tr
 
 if TYPE_CHECKING:
     import httpx
@@ -61,7 +61,7 @@ def missing_key_message(name: str) -> str:
     spec = KNOWN_KEYS.get(name)
     if spec is None:  # an endpoint the user added
         return tr("No key is stored for {name!r}. Run `desktop-copilot keys set {name}` or add it in Settings.").format(name=name)
-    label = tr("{provider} API key").format(provider=spec.label.removesuffix(" API key")) if spec.label.endswith(" API key") else spec.label
+    label = label_text(spec.label)
     return tr("No {label} is configured. Get one at {url}, then run `desktop-copilot keys set {name}` or set the {env_var} "
               "environment variable.").format(label=label, url=spec.url, name=name, env_var=spec.env_var)
 
