@@ -18,6 +18,7 @@ from desktop_copilot.core.config.settings import Settings, SettingsFile
 from desktop_copilot.core.storage.debug_pragmas import debug_pragmas
 from desktop_copilot.core.storage.in_memory import unopened
 from desktop_copilot.core.storage.store import Store
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +89,8 @@ def keyring_status_warning(status: KeyringStatus) -> str | None:
     if status.usable:
         return None
     env_vars = " / ".join(spec.env_var for spec in KNOWN_KEYS.values())
-    return (
-        f"No usable keyring: {status.problem}. Keys set now are kept for this session only; "
-        f"set {env_vars} in the environment instead."
-    )
+    return tr("No usable keyring: {problem}. Keys set now are kept for this session only; set {variables} in the "
+              "environment instead.").format(problem=status.problem, variables=env_vars)
 
 
 def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
@@ -109,7 +108,7 @@ def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
     if problem is not None and warnings is not None:
         warnings.append(str(problem))
     if store.backup_path is not None and warnings is not None:
-        warnings.append(f"The database was upgraded; the previous version was kept at {store.backup_path}.")
+        warnings.append(tr("The database was upgraded; the previous version was kept at {path}.").format(path=store.backup_path))
     return store
 
 
@@ -118,9 +117,11 @@ def unsaved_warning(store: Store) -> str | None:
     unopened = store.unopened
     if unopened is None:
         return None
-    why = {"not_a_folder": f"{unopened.where} is a file, not a folder", "read_only": f"{unopened.where} is read-only",
-           "full": f"the disk that holds {unopened.where} is full"}.get(unopened.kind, unopened.detail)
-    return f"The conversation database {store.path} cannot be opened or created ({why}): this conversation is not saved."
+    why = {"not_a_folder": tr("{where} is a file, not a folder"), "read_only": tr("{where} is read-only"),
+           "full": tr("the disk that holds {where} is full")}.get(unopened.kind)
+    why = why.format(where=unopened.where) if why else unopened.detail
+    return tr("The conversation database {path} cannot be opened or created ({why}): this conversation is not "
+              "saved.").format(path=store.path, why=why)
 
 
 def make_editable(runtime: Runtime) -> Runtime:

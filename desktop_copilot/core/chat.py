@@ -24,6 +24,7 @@ from desktop_copilot.core.runtime import MissingModelError, RunResources, Runtim
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.store import Store
 from desktop_copilot.core.storage.versions import ArchivedTail, TailArchive
+from desktop_copilot.core.words import tr
 
 if TYPE_CHECKING:  # compaction's modules load at the first request, not at start-up
     from desktop_copilot.core.context_keeper import ContextKeeper
@@ -176,8 +177,8 @@ class ChatSession:
             spec = self.runtime.spec(run.provider_id)
             model = await self.runtime.first_model(run.provider_id)
             if model is None:
-                raise MissingModelError(f"{spec.label} at {self.runtime.base_url(spec)} lists no model. Load or pull one there, "
-                                        "or name one (the model picker, or `ask --model`).")
+                raise MissingModelError(tr("{label} at {url} lists no model. Load or pull one there, or name one (the model "
+                                           "picker, or `ask --model`).").format(label=spec.label, url=self.runtime.base_url(spec)))
             self.conversation.model = model
         return run
 
@@ -219,7 +220,7 @@ class ChatSession:
         self.ensure_history()
         anchor = self._index_of(message_id)
         if self.conversation.messages[anchor].role is not Role.USER:
-            raise NothingToDoError("Only your own messages can be edited.")
+            raise NothingToDoError(tr("Only your own messages can be edited."))
         attachments = self.conversation.messages[anchor].attachments
         self._archive_from(anchor, emit)
         return await self._send(run, text, emit, confirm_loop, attachments)
@@ -230,7 +231,7 @@ class ChatSession:
         self.ensure_history()
         messages = self.conversation.messages
         if not messages or messages[-1].role is not Role.ASSISTANT:
-            raise NothingToDoError("There is no reply to continue.")
+            raise NothingToDoError(tr("There is no reply to continue."))
         return await self._run(run, emit, confirm_loop)
 
     def versions(self, anchor: int) -> list[ArchivedTail]:
@@ -245,7 +246,7 @@ class ChatSession:
         """Make an earlier version the active one; the current tail becomes an earlier version. `emit`
         gets the HistoryChanged that says so."""
         if self.store is None:
-            raise NothingToDoError("Versions are kept only for saved conversations.")
+            raise NothingToDoError(tr("Versions are kept only for saved conversations."))
         self.ensure_history()
         archive = self._archive()
         restored = archive.restore(self.conversation.id, tail_id)
@@ -283,7 +284,7 @@ class ChatSession:
         live = live_compactions(self.conversation.compactions, self.conversation.messages)
         compaction = next((c for c in live if c.id == compaction_id), None)
         if compaction is None:
-            raise NothingToDoError("That compaction is not in effect in this conversation.")
+            raise NothingToDoError(tr("That compaction is not in effect in this conversation."))
         compaction.undone = True
         recorder, forward = self._recording(emit)
         forward(ev.CompactionUndone(compaction_id=compaction_id))
@@ -359,10 +360,10 @@ class ChatSession:
         for index in range(len(self.conversation.messages) - 1, -1, -1):
             if self.conversation.messages[index].role is Role.USER:
                 return index
-        raise NothingToDoError("There is no message to reply to yet.")
+        raise NothingToDoError(tr("There is no message to reply to yet."))
 
     def _index_of(self, message_id: str) -> int:
         for index, message in enumerate(self.conversation.messages):
             if message.id == message_id:
                 return index
-        raise NothingToDoError("That message is not in this conversation.")
+        raise NothingToDoError(tr("That message is not in this conversation."))

@@ -28,6 +28,7 @@ from desktop_copilot.core.conversation.history import compacted_ranges
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message
 from desktop_copilot.core.profiles.profile import ModelProfile
 from desktop_copilot.core.providers.base import Provider, ProviderRequest, ToolSpec
+from desktop_copilot.core.words import tr
 
 if TYPE_CHECKING:
     from desktop_copilot.core.config.settings import Settings
@@ -158,7 +159,7 @@ class ContextKeeper:
         covered = {i for first, last, _ in ranges for i in range(first, last + 1)}
         fresh = [m for i, m in enumerate(messages) if i not in covered]
         if not fresh and not ranges:
-            raise SummaryFailedError("the conversation has no messages to summarise")
+            raise SummaryFailedError(tr("the conversation has no messages to summarise"))
         summary, _ = await self.summarise(CompactionPlan(list(messages), fresh, [c for *_, c in ranges]), await self._summariser())
         return summary
 

@@ -22,6 +22,7 @@ from desktop_copilot.core.storage.file_snapshots import (
     mark_undone,
     snapshots_of,
 )
+from desktop_copilot.core.words import tr
 
 ASSISTANT = "assistant"
 MAX_DIFF_CHARS = 200_000
@@ -41,8 +42,10 @@ class ChangedSinceError(UndoError):
 
     def __init__(self, names: list[str], diff: str) -> None:
         one = len(names) == 1
-        super().__init__(f"Nothing was undone: {', '.join(names)} {'was' if one else 'were'} changed after this reply "
-                         f"wrote {'it' if one else 'them'}; undoing would lose those changes.")
+        words = (tr("Nothing was undone: {names} was changed after this reply wrote it; undoing would lose those changes.")
+                 if one else
+                 tr("Nothing was undone: {names} were changed after this reply wrote them; undoing would lose those changes."))
+        super().__init__(words.format(names=", ".join(names)))
         self.names = names
         self.diff = diff
 
@@ -93,7 +96,7 @@ def last_changing_reply(db: sqlite3.Connection, conversation_id: str, messages: 
     none did."""
     changed = changed_messages(db, conversation_id)
     if not changed:
-        raise NothingToUndoError("No reply in this conversation changed files.")
+        raise NothingToUndoError(tr("No reply in this conversation changed files."))
     return reply_message_ids(messages, changed[-1])
 
 
@@ -158,7 +161,7 @@ def _refuse_changed_since(groups: list[list[FileSnapshot]]) -> None:
 
 def _nothing_to_undo(db: sqlite3.Connection, conversation_id: str, message_ids: Sequence[str]) -> NothingToUndoError:
     undone = snapshots_of(db, conversation_id, message_ids)
-    return NothingToUndoError("This reply's file changes were undone already." if undone else "This reply changed no files.")
+    return NothingToUndoError(tr("This reply's file changes were undone already.") if undone else tr("This reply changed no files."))
 
 
 def _by_file(snapshots: list[FileSnapshot]) -> list[list[FileSnapshot]]:
@@ -208,16 +211,19 @@ def _diff_of(last: FileSnapshot) -> str:
     except OSError:
         now, large = None, False
     if large:
-        return f"{name}: changed since the reply wrote it (larger than {MAX_SNAPSHOT_BYTES // (1024 * 1024)} MB; not shown).\n"
+        return tr("{name}: changed since the reply wrote it (larger than {size} MB; not shown).").format(
+            name=name, size=MAX_SNAPSHOT_BYTES // (1024 * 1024)) + "\n"
     if last.after is None:
-        what = "removed" if now is None else "changed"
-        return f"{name}: {what} since the reply wrote it (what the reply wrote was too large to keep; not shown).\n"
+        words = (tr("{name}: removed since the reply wrote it (what the reply wrote was too large to keep; not shown).")
+                 if now is None else
+                 tr("{name}: changed since the reply wrote it (what the reply wrote was too large to keep; not shown)."))
+        return words.format(name=name) + "\n"
     return _unified(name, last.after, b"" if now is None else now, gone=now is None)
 
 
 def _unified(name: str, then: bytes, now: bytes, *, gone: bool = False) -> str:
     if b"\x00" in then[:8192] or b"\x00" in now[:8192]:
-        return f"{name}: binary content changed since the reply wrote it.\n"
+        return tr("{name}: binary content changed since the reply wrote it.").format(name=name) + "\n"
     import difflib  # loaded when a diff is shown, not with the window
 
     lines = difflib.unified_diff(
@@ -226,4 +232,5 @@ def _unified(name: str, then: bytes, now: bytes, *, gone: bool = False) -> str:
         fromfile=f"{name} (as the reply left it)", tofile="/dev/null (removed since)" if gone else f"{name} (now)",
     )
     diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-    return diff or f"{name}: changed since the reply wrote it (the same text, other bytes: line endings or encoding).\n"
+    return diff or tr("{name}: changed since the reply wrote it (the same text, other bytes: line endings or "
+                      "encoding).").format(name=name) + "\n"

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from desktop_copilot.core.words import tr
+
 Wire = Literal["anthropic", "chat_completions", "gemini", "ollama"]
 
 
@@ -138,7 +140,8 @@ class UnknownProviderError(ValueError):
 def provider_spec(provider_id: str) -> ProviderSpec:
     spec = PROVIDERS.get(provider_id.strip().lower())
     if spec is None:
-        raise UnknownProviderError(f"unknown provider {provider_id!r}; known providers: {', '.join(PROVIDERS)}")
+        raise UnknownProviderError(tr("unknown provider {provider}; known providers: {known}").format(
+            provider=repr(provider_id), known=", ".join(PROVIDERS)))
     return spec
 
 

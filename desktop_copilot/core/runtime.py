@@ -27,7 +27,7 @@ from desktop_copilot.core.config.app_config import DEFAULT_TOOL_RESULT_LIMIT
 from desktop_copilot.core.storage.file_snapshots import SnapshotRecorder
 from desktop_copilot.core.tools.base import Tool, ToolContext, ToolRegistry, not_switched_on
 from desktop_copilot.core.tools.hooks import LoggingHook, ResultCapHook, ToolHook, plugin_hooks
-from desktop_copilot.core.words import tr
+from desktop_copilot.core.words import label_text, tr
 
 if TYPE_CHECKING:
     import httpx
@@ -62,7 +62,7 @@ def missing_key_message(name: str) -> str:
     spec = KNOWN_KEYS.get(name)
     if spec is None:  # an endpoint the user added
         return tr("No key is stored for {name!r}. Run `desktop-copilot keys set {name}` or add it in Settings.").format(name=name)
-    label = tr("{provider} API key").format(provider=spec.label.removesuffix(" API key")) if spec.label.endswith(" API key") else spec.label
+    label = label_text(spec.label)
     return tr("No {label} is configured. Get one at {url}, then run `desktop-copilot keys set {name}` or set the {env_var} "
               "environment variable.").format(label=label, url=spec.url, name=name, env_var=spec.env_var)
 
@@ -442,14 +442,14 @@ class Runtime:
                     return ""
                 embedder = made[0]
                 report = await embed_pending(self.knowledge_library(), embedder, vectors_folder(self.paths.data_dir))
-                return (f"Embedded {report.embedded:,} passages with {embedder.model.model}"
-                        f" ({report.cached:,} already embedded)." if report.embedded else "")
+                return tr("Embedded {count} passages with {model} ({cached} already embedded).").format(
+                    count=f"{report.embedded:,}", model=embedder.model.model, cached=f"{report.cached:,}") if report.embedded else ""
 
         try:
             return asyncio.run(run())
         except Exception as exc:  # EmbeddingError in words; anything else is logged
             log.warning("knowledge: the embedding pass after %s failed: %s", source or "indexing", exc)
-            return f"Passages were not embedded: {exc}. Searches use words only until they are."
+            return tr("Passages were not embedded: {error}. Searches use words only until they are.").format(error=exc)
 
     def tool_hooks(self, approver: Approver | None, conversation_title: str = "") -> list[ToolHook]:
         """The hooks around every tool call, in order: plugins' (they may change arguments or block), the

@@ -17,6 +17,7 @@ from desktop_copilot.core.providers.attachment_limits import Attachment
 from desktop_copilot.core.runtime import RunResources
 from desktop_copilot.core.storage.recorder import StoreRecorder
 from desktop_copilot.core.storage.tail_recorder import TailRecorder
+from desktop_copilot.core.words import tr
 
 MIN_MODELS, MAX_MODELS = 2, 4
 
@@ -106,7 +107,7 @@ class SideBySide:
         try:
             results = await asyncio.gather(*(column.task for column in self.columns), return_exceptions=True)
         except asyncio.CancelledError:  # Stop: every column is cancelled with it, and has marked its answer stopped
-            emit(ev.RunFinished(outcome="stopped", detail="Stopped by the user."))
+            emit(ev.RunFinished(outcome="stopped", detail=tr("Stopped by the user.")))
             raise
         for result in results:
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
@@ -161,12 +162,12 @@ class SideBySide:
         the one it replaces an earlier version, and the conversation talks to its model from the next message on.
         NothingToDoError while an answer is still being written."""
         if self.running:
-            raise NothingToDoError("Wait until every answer has ended (or stop them), then pick one.")
+            raise NothingToDoError(tr("Wait until every answer has ended (or stop them), then pick one."))
         if index == self.picked:
             return self._continue_with(index)
         session, column = self.session, self.columns[index]
         if column.tail_id is None:
-            raise NothingToDoError("That model has no answer to continue with.")
+            raise NothingToDoError(tr("That model has no answer to continue with."))
         replaced = self.columns[self.picked]
         replaced.messages = list(replaced.messages)  # its own copy: the conversation's list takes the picked answer
         first_ids = {message.id for message in self.answer(self.picked)[:1]}

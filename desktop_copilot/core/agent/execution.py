@@ -14,6 +14,7 @@ from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.models import Message, ToolCallBlock, ToolCallStatus
 from desktop_copilot.core.tools.base import Tool, ToolArgumentsError, ToolContext, ToolError, ToolResult, find_tool
 from desktop_copilot.core.tools.hooks import PendingCall, ToolHook
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class ToolExecutor:
         except asyncio.CancelledError:
             for waiting in pending:
                 if waiting.call.status is ToolCallStatus.AWAITING_APPROVAL:
-                    waiting.report_approval(decision="deny", reason="The reply was stopped before a decision.")
+                    waiting.report_approval(decision="deny", reason=tr("The reply was stopped before a decision."))
             raise
         runnable = []
         for item in pending:

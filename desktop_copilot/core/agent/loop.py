@@ -24,6 +24,7 @@ from desktop_copilot.core.conversation.models import Compaction, Message, Messag
 from desktop_copilot.core.providers.base import Provider, ProviderRequest
 from desktop_copilot.core.tools.base import Tool, ToolContext
 from desktop_copilot.core.tools.hooks import ToolHook
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ class AgentLoop:
                 try:
                     await self.context.before_request(history)
                 except asyncio.CancelledError:
-                    self._finish("stopped", "Stopped by the user.")
+                    self._finish("stopped", tr("Stopped by the user."))
                     raise
             message = Message.assistant(self.options.model, self.options.provider)
             request = self._request(history)
@@ -130,7 +131,7 @@ class AgentLoop:
                 return self._finish(outcome, message.error or "")
             if is_refused(message):
                 self._close_calls(message, "Not run: the model declined to answer.")
-                return self._finish("refused", message.error or "The model declined to answer this request.")
+                return self._finish("refused", message.error or tr("The model declined to answer this request."))
             calls = message.tool_calls
             if not calls:
                 return self._finish("completed", message.stop_reason or "")
@@ -140,10 +141,11 @@ class AgentLoop:
             if tool_rounds >= self.options.max_tool_rounds:
                 limit = self.options.max_tool_rounds
                 self._close_calls(message, f"Not run: the limit of {limit} tool rounds was reached.")
-                return self._finish("round_limit", f"Stopped after {limit} tool rounds.")
+                return self._finish("round_limit", tr("Stopped after {limit} tool rounds.").format(limit=limit))
             if not await self._loop_allowed(message, calls):
                 self._close_calls(message, "Not run: the same call was repeated and the run was stopped.")
-                return self._finish("loop", f"Stopped: {calls[0].name} was called {LOOP_REPEATS} times in a row with the same arguments.")
+                return self._finish("loop", tr("Stopped: {tool} was called {count} times in a row with the same arguments.").format(
+                    tool=calls[0].name, count=LOOP_REPEATS))
             tool_rounds += 1
             try:
                 await self.executor.run_all(message, calls)
@@ -216,6 +218,6 @@ class AgentLoop:
 
     def _stop(self, message: Message) -> None:
         if not message.status.finished:
-            self._apply(message, ev.Error(reason="aborted", message="Stopped by the user. The partial reply was kept."))
+            self._apply(message, ev.Error(reason="aborted", message=tr("Stopped by the user. The partial reply was kept.")))
         self._close_calls(message, STOPPED_RESULT)
-        self._finish("stopped", "Stopped by the user.")
+        self._finish("stopped", tr("Stopped by the user."))

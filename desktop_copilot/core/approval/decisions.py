@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from desktop_copilot.core.tools.base import Risk, ToolSource
+from desktop_copilot.core.words import N_
 
 
 class Decision(StrEnum):
@@ -41,17 +42,17 @@ class Decision(StrEnum):
 
 
 DECISION_LABELS = {
-    Decision.ALLOW_ONCE: "Allowed once",
-    Decision.ALLOW_CONVERSATION: "Allowed in this conversation",
-    Decision.ALLOW_ALWAYS: "Always allowed",
-    Decision.DENY: "Denied",
-    Decision.ALLOW_LIKE: "Allowed, with a rule for calls like it",
-    Decision.READ_ONLY: "Read-only: ran without asking",
-    Decision.GRANTED: "Allowed by an earlier grant",
-    Decision.YES_FLAG: "Allowed by --yes",
-    Decision.BLOCKED: "Blocked",
-    Decision.RULE_ALLOWED: "Allowed by a rule",
-    Decision.RULE_DENIED: "Denied by a rule",
+    Decision.ALLOW_ONCE: N_("Allowed once"),
+    Decision.ALLOW_CONVERSATION: N_("Allowed in this conversation"),
+    Decision.ALLOW_ALWAYS: N_("Always allowed"),
+    Decision.DENY: N_("Denied"),
+    Decision.ALLOW_LIKE: N_("Allowed, with a rule for calls like it"),
+    Decision.READ_ONLY: N_("Read-only: ran without asking"),
+    Decision.GRANTED: N_("Allowed by an earlier grant"),
+    Decision.YES_FLAG: N_("Allowed by --yes"),
+    Decision.BLOCKED: N_("Blocked"),
+    Decision.RULE_ALLOWED: N_("Allowed by a rule"),
+    Decision.RULE_DENIED: N_("Denied by a rule"),
 }
 
 USER_CHOICES = (Decision.ALLOW_ONCE, Decision.ALLOW_CONVERSATION, Decision.ALLOW_ALWAYS, Decision.DENY)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from desktop_copilot.core.approval.rules import Action, CallSubject, Rule, RuleError, by_specificity, deciding_rule
 from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class GrantStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
-                raise ValueError("it does not hold a JSON object")
+                raise ValueError(tr("it does not hold a JSON object"))
             grants = [Grant(**item) for item in data.get("grants", [])]
             rules = [Rule.from_json(item) for item in data.get("rules", [])]
         except (OSError, ValueError, TypeError, AttributeError, RuleError) as exc:
@@ -85,12 +86,13 @@ class GrantStore:
         try:
             self.moved_to = move_aside(self.path)
         except OSError as exc:
-            self.problem = (f"{self.path} could not be read ({reason}) nor moved aside ({exc.strerror or exc}); no tool is "
-                            "allowed without asking and no rule applies until it is fixed or removed.")
+            self.problem = tr("{path} could not be read ({reason}) nor moved aside ({error}); no tool is allowed without "
+                              "asking and no rule applies until it is fixed or removed.").format(
+                path=self.path, reason=reason, error=exc.strerror or exc)
         else:
-            self.problem = (f"{self.path} could not be read ({reason}). It was kept as {self.moved_to}; no rule or standing "
-                            "permission applies until you add them again (Settings ▸ Permissions, or "
-                            "`desktop-copilot permissions`).")
+            self.problem = tr("{path} could not be read ({reason}). It was kept as {moved_to}; no rule or standing "
+                              "permission applies until you add them again (Settings ▸ Permissions, or "
+                              "`desktop-copilot permissions`).").format(path=self.path, reason=reason, moved_to=self.moved_to)
         log.warning("%s", self.problem)
 
     def _save(self) -> None:

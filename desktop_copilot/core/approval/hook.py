@@ -17,6 +17,7 @@ from desktop_copilot.core.approval.grants import ALWAYS, CONVERSATION, Grant, Gr
 from desktop_copilot.core.approval.rules import Action, CallSubject, call_argument, make_rule, proposed_pattern, rule_name
 from desktop_copilot.core.tools.base import ToolContext
 from desktop_copilot.core.tools.hooks import PendingCall, ToolHook
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class ApprovalHook(ToolHook):
             return await pending.tool.preview(pending.tool.validate(pending.arguments), ctx)
         except Exception as exc:  # a preview that fails must not hide the call: the user still sees the arguments
             log.warning("preview of %s failed: %s", pending.name, type(exc).__name__)
-            return f"(No preview: {exc})"
+            return tr("(No preview: {error})").format(error=exc)
 
     def _apply(self, pending: PendingCall, answer: ApprovalAnswer, ctx: ToolContext, request: ApprovalRequest) -> None:
         tool = pending.tool

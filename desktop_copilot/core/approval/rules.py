@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from desktop_copilot.core.words import tr
+
 GLOB_CHARS = "*?["
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_files", "search_files"})
 """Built-in tools whose main argument is a workspace path (`path`)."""
@@ -89,7 +91,7 @@ class Rule:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rule:
         if not isinstance(data, Mapping):
-            raise RuleError(f"a rule must be an object, not {type(data).__name__}")
+            raise RuleError(tr("a rule must be an object, not {kind}").format(kind=type(data).__name__))
         return make_rule(str(data.get("action", "")), str(data.get("tool", "")), str(data.get("pattern") or ""),
                          identity=str(data.get("identity") or ""), conversation_id=str(data.get("conversation_id") or ""),
                          created_at=float(data.get("created_at") or time.time()))
@@ -110,12 +112,12 @@ def make_rule(action: str, tool: str, pattern: str = "", **extra: Any) -> Rule:
     try:
         chosen = Action(action.strip().lower())
     except ValueError:
-        raise RuleError(f"{action!r} is not an action: use allow, ask or deny.") from None
+        raise RuleError(tr("{action} is not an action: use allow, ask or deny.").format(action=repr(action))) from None
     tool = tool.strip()
     if not tool:
-        raise RuleError("A rule needs a tool: a name (shell, write_file), mcp:SERVER/TOOL, or a glob (mcp:notes/*, *).")
+        raise RuleError(tr("A rule needs a tool: a name (shell, write_file), mcp:SERVER/TOOL, or a glob (mcp:notes/*, *)."))
     if "\x00" in tool or "\x00" in pattern:
-        raise RuleError("A rule cannot contain a NUL character.")
+        raise RuleError(tr("A rule cannot contain a NUL character."))
     return Rule(tool=tool, action=chosen, pattern=pattern.strip(), **extra)
 
 

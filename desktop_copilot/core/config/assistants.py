@@ -18,6 +18,7 @@ from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config.app_config import DEFAULT_THINKING_BUDGET, MIN_THINKING_BUDGET
 from desktop_copilot.core.conversation.generation import GENERATION_FIELDS, Temperature, TopP
 from desktop_copilot.core.conversation.models import Conversation, new_id
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -210,17 +211,17 @@ class AssistantLibrary:
         """A user copy of any assistant, named "<name> (copy)", added and saved."""
         source = self.get(assistant_id)
         if source is None:
-            raise AssistantError("That assistant no longer exists.")
+            raise AssistantError(tr("That assistant no longer exists."))
         suffix = " (copy)"
         return self.add(source.copy_named(source.name[: MAX_NAME_CHARS - len(suffix)] + suffix))
 
     def _user_index(self, assistant_id: str) -> int:
         if assistant_id in BUILTIN_IDS:
-            raise AssistantError("Built-in assistants cannot be changed. Duplicate one and change the copy.")
+            raise AssistantError(tr("Built-in assistants cannot be changed. Duplicate one and change the copy."))
         for index, assistant in enumerate(self.user):
             if assistant.id == assistant_id:
                 return index
-        raise AssistantError("That assistant no longer exists.")
+        raise AssistantError(tr("That assistant no longer exists."))
 
     def _save_or_undo(self, undo) -> None:
         try:
@@ -232,12 +233,13 @@ class AssistantLibrary:
     def save(self) -> None:
         """Writes assistants.json atomically (AssistantError, saying where and why, when it cannot)."""
         if self._unsafe_to_overwrite:
-            raise AssistantError(f"{self.problem} Fix or remove the file, then try again.")
+            raise AssistantError(" ".join([self.problem or "", tr("Fix or remove the file, then try again.")]).strip())
         document = {"version": FILE_VERSION, "assistants": [a.model_dump(mode="json") for a in self.user]}
         try:
             write_atomically(self.path, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
         except OSError as exc:
-            raise AssistantError(f"The assistants could not be saved to {self.path} ({exc.strerror or exc}).") from exc
+            raise AssistantError(tr("The assistants could not be saved to {path} ({error}).").format(
+                path=self.path, error=exc.strerror or exc)) from exc
 
     # --- loading ---------------------------------------------------------------------
 
@@ -248,16 +250,17 @@ class AssistantLibrary:
             return []
         except OSError as exc:
             self._unsafe_to_overwrite = True
-            self.problem = f"Your assistants in {self.path} could not be read ({exc.strerror or exc}); only the built-in ones are shown."
+            self.problem = tr("Your assistants in {path} could not be read ({error}); only the built-in ones are shown.").format(
+                path=self.path, error=exc.strerror or exc)
             log.warning("%s", self.problem)
             return []
         try:
             document = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            return self._unusable("it is not valid JSON text", [])
+            return self._unusable(tr("it is not valid JSON text"), [])
         entries = document.get("assistants") if isinstance(document, dict) else None
         if not isinstance(entries, list):
-            return self._unusable("it does not hold a list of assistants", [])
+            return self._unusable(tr("it does not hold a list of assistants"), [])
         kept: list[Assistant] = []
         bad = 0
         reset: list[str] = []
@@ -274,10 +277,11 @@ class AssistantLibrary:
             if dropped:
                 reset.append(f"“{assistant.name}”")
         if bad:
-            return self._unusable(f"{bad} of its entries {'is' if bad == 1 else 'are'} not valid", kept)
+            return self._unusable((tr("{count} of its entries is not valid") if bad == 1 else tr("{count} of its entries are not valid")).format(
+                count=bad), kept)
         if reset:
-            self.problem = (f"In {self.path}, the temperature or top-p of {', '.join(reset)} was not a usable value; the "
-                            "model's default is used instead. Set it again here if you want another.")
+            self.problem = tr("In {path}, the temperature or top-p of {names} was not a usable value; the model's default is "
+                              "used instead. Set it again here if you want another.").format(path=self.path, names=", ".join(reset))
             log.warning("%s", self.problem)
         return kept
 
@@ -287,10 +291,11 @@ class AssistantLibrary:
             aside = move_aside(self.path)
         except OSError as exc:
             self._unsafe_to_overwrite = True
-            self.problem = (f"Your assistants in {self.path} were not all used because {reason}, and the file could not "
-                            f"be moved aside ({exc.strerror or exc}).")
+            self.problem = tr("Your assistants in {path} were not all used because {reason}, and the file could not be moved "
+                              "aside ({error}).").format(path=self.path, reason=reason, error=exc.strerror or exc)
         else:
-            self.problem = f"Your assistants in {self.path} were not all used because {reason}. The file was kept as {aside}."
+            self.problem = tr("Your assistants in {path} were not all used because {reason}. The file was kept as {aside}.").format(
+                path=self.path, reason=reason, aside=aside)
         log.warning("%s", self.problem)
         return kept
 

@@ -17,6 +17,7 @@ from desktop_copilot.core.usage.pricing import ModelPrice
 from desktop_copilot.core.providers.deadlines import StreamDeadlines
 from desktop_copilot.core.profiles.profile import ToolProtocol
 from desktop_copilot.core.profiles.stored import ModelOverride, ReportedFacts, valid_entries, valid_learned
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -277,28 +278,30 @@ class SettingsFile:
         except FileNotFoundError:
             return Settings()
         except OSError as exc:
-            return self._unusable(f"it cannot be read ({exc.strerror or exc})")
+            return self._unusable(tr("it cannot be read ({error})").format(error=exc.strerror or exc))
         try:
             data = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
-            return self._unusable("it is not UTF-8 text")
+            return self._unusable(tr("it is not UTF-8 text"))
         except json.JSONDecodeError as exc:
-            return self._unusable(f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
+            return self._unusable(tr("it is not valid JSON ({error} at line {line}, column {column})").format(
+                error=exc.msg, line=exc.lineno, column=exc.colno))
         except RecursionError:
-            return self._unusable("its JSON is nested too deeply to read")
+            return self._unusable(tr("its JSON is nested too deeply to read"))
         if not isinstance(data, dict):
-            return self._unusable("it does not hold a JSON object")
+            return self._unusable(tr("it does not hold a JSON object"))
         if not _writable(data):
-            return self._unusable("it holds an escaped character that is not Unicode text (a lone surrogate such as \\ud800)")
+            return self._unusable(tr("it holds an escaped character that is not Unicode text (a lone surrogate such as \\ud800)"))
         try:
             return Settings.model_validate(data)
         except ValidationError as exc:
-            return self._unusable(f"it has invalid values ({_describe(exc)})")
+            return self._unusable(tr("it has invalid values ({details})").format(details=_describe(exc)))
 
     def save(self, settings: Settings) -> None:
         """Writes a temporary file next to settings.json, syncs it and renames it over the old one."""
         if self._unsafe_to_overwrite:
-            raise SettingsError(f"{self.path} could not be read or moved aside, so it is not overwritten. {self.problem}")
+            raise SettingsError(" ".join([tr("{path} could not be read or moved aside, so it is not overwritten.").format(path=self.path),
+                                         self.problem or ""]).strip())
         write_atomically(self.path, settings.model_dump_json(indent=2) + "\n")
 
     def _unusable(self, reason: str) -> Settings:
@@ -306,16 +309,15 @@ class SettingsFile:
             aside = move_aside(self.path)
         except OSError as exc:
             self._unsafe_to_overwrite = True
-            self.problem = (
-                f"The settings file {self.path} was not used because {reason}, and it could not be moved aside "
-                f"({exc.strerror or exc}). Default settings are used; fix or remove the file to save settings."
-            )
+            self.problem = tr(
+                "The settings file {path} was not used because {reason}, and it could not be moved aside ({error}). "
+                "Default settings are used; fix or remove the file to save settings."
+            ).format(path=self.path, reason=reason, error=exc.strerror or exc)
         else:
             self.moved_to = aside
-            self.problem = (
-                f"The settings file {self.path} was not used because {reason}. It was kept as {aside}; "
-                "default settings are used."
-            )
+            self.problem = tr(
+                "The settings file {path} was not used because {reason}. It was kept as {aside}; default settings are used."
+            ).format(path=self.path, reason=reason, aside=aside)
         log.warning("%s", self.problem)
         return Settings()
 

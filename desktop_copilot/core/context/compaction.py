@@ -10,6 +10,7 @@ from desktop_copilot.core.context.overflow import OVERFLOW_WORDS
 from desktop_copilot.core.context.tokens import estimate_tokens, message_tokens
 from desktop_copilot.core.conversation.history import DROPPED_NOTE, compacted_ranges, turn_starts
 from desktop_copilot.core.conversation.models import Compaction, Message
+from desktop_copilot.core.words import tr
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,30 +85,41 @@ def stretch_tokens(messages: Sequence[Message], provider: str | None = None) -> 
 
 def compaction_notice(compaction: Compaction) -> str:
     """What a compaction did, in a sentence (`ask` prints it after "note: ")."""
+    numbers = {"count": compaction.messages, "before": compaction.tokens_before, "after": compaction.tokens_after}
     if compaction.kind == "summary":
-        return f"compacted {compaction.messages} messages ({compaction.tokens_before} → {compaction.tokens_after} tokens)"
-    why = f" ({compaction.summary})" if compaction.summary else ""
-    return (f"compacted {compaction.messages} messages ({compaction.tokens_before} → {compaction.tokens_after} tokens) "
-            f"by leaving them out of requests: the context window was full and no summary could be made{why}. "
-            "They are kept, and Undo compaction sends them again.")
+        return tr("compacted {count} messages ({before} → {after} tokens)").format(**numbers)
+    if compaction.summary:
+        return tr("compacted {count} messages ({before} → {after} tokens) by leaving them out of requests: the context "
+                  "window was full and no summary could be made ({why}). They are kept, and Undo compaction sends them "
+                  "again.").format(**numbers, why=compaction.summary)
+    return tr("compacted {count} messages ({before} → {after} tokens) by leaving them out of requests: the context window "
+              "was full and no summary could be made. They are kept, and Undo compaction sends them again.").format(**numbers)
 
 
 def overflow_words(said: str, *, compacted: bool) -> str:
     """The error of a request still larger than the model's context window once compaction had its chance (`said`:
     the provider's error as the wire worded it, core/context/overflow.py; only what the provider answered is kept)."""
-    what = ("The conversation is still longer than the model's context window after its older turns were compacted"
-            if compacted else "The conversation is longer than the model's context window, and no older turns could be compacted")
     answered = _answered(said)
-    return (f"{what}{f' ({answered})' if answered else ''}. Use Compact now to summarise more of it, or New chat from a "
-            "summary to go on in a new conversation; every message is kept.")
+    if compacted:
+        what = (tr("The conversation is still longer than the model's context window after its older turns were "
+                   "compacted ({answered}).") if answered else
+                tr("The conversation is still longer than the model's context window after its older turns were compacted."))
+    else:
+        what = (tr("The conversation is longer than the model's context window, and no older turns could be compacted "
+                   "({answered}).") if answered else
+                tr("The conversation is longer than the model's context window, and no older turns could be compacted."))
+    return " ".join([what.format(answered=answered), tr("Use Compact now to summarise more of it, or New chat from a "
+                                                        "summary to go on in a new conversation; every message is kept.")])
 
 
 def _answered(words: str) -> str:
-    """What the provider answered, out of the wire's overflow sentence (OVERFLOW_WORDS), else `words` as they are."""
-    prefix, _, suffix = OVERFLOW_WORDS.partition("{said}")
-    if words.startswith(prefix) and suffix in words:
-        return words[len(prefix) : words.rindex(suffix)].strip()
-    return words.strip().rstrip(".")
+    """What the provider answered, out of the wire's overflow sentence (OVERFLOW_WORDS, in English or as translated),
+    else `words` as they are."""
+    for template in dict.fromkeys((tr(OVERFLOW_WORDS), OVERFLOW_WORDS)):
+        prefix, _, suffix = template.partition("{said}")
+        if words.startswith(prefix) and suffix in words:
+            return words[len(prefix) : words.rindex(suffix)].strip()
+    return words.strip().rstrip(".。")
 
 
 def _complete(messages: Sequence[Message]) -> bool:

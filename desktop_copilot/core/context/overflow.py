@@ -43,6 +43,8 @@ import json
 import re
 from typing import Any
 
+from desktop_copilot.core.words import N_, tr
+
 _ANTHROPIC = (
     r"prompt is too long",
     r"input length and `?max_tokens`? exceed context limit",
@@ -77,7 +79,7 @@ STATUSES = frozenset({400, 413, 422})
 """The statuses an overflow comes with; None and 200 are an error written into a stream after its 200."""
 MESSAGE_CHARS = 2_000
 
-OVERFLOW_WORDS = ("The conversation is longer than the model's context window ({said}). Older turns are compacted into "
+OVERFLOW_WORDS = N_("The conversation is longer than the model's context window ({said}). Older turns are compacted into "
                   "a summary and the request is sent again; if it still does not fit, use Compact now or start a new chat "
                   "from a summary.")
 """The sentence for an overflow ({said}: who answered what, "the Anthropic API answered 400: prompt is too long …")."""
@@ -98,7 +100,7 @@ def is_context_overflow(provider_wire: str, status: int | None, body: Any) -> bo
 
 def overflow_words(said: str) -> str:
     """The error's words for an overflow: what happened, what the app does next and what the user can do."""
-    return OVERFLOW_WORDS.format(said=said)
+    return tr(OVERFLOW_WORDS).format(said=said)
 
 
 def _read(body: Any) -> tuple[str, set[str]]:

@@ -20,6 +20,7 @@ from desktop_copilot.core.conversation.models import (
     TextFileBlock,
     ToolCallBlock,
 )
+from desktop_copilot.core.words import tr
 
 SUMMARY_SYSTEM = (
     "You write the summary that takes the place of the earlier part of a conversation between a user and an AI "
@@ -116,12 +117,12 @@ async def collect_summary(events: AsyncIterable[ev.Event]) -> tuple[str, int]:
         elif isinstance(event, ev.UsageUpdate):
             output_tokens = event.usage.output_tokens or output_tokens
         elif isinstance(event, ev.Error):
-            raise SummaryFailedError(event.message or "the summary request failed")
+            raise SummaryFailedError(event.message or tr("the summary request failed"))
         elif isinstance(event, ev.Done) and event.reason == "refusal":
-            raise SummaryFailedError(event.detail or "the model declined to write the summary")
+            raise SummaryFailedError(event.detail or tr("the model declined to write the summary"))
     summary = "".join(text).strip()
     if not summary:
-        raise SummaryFailedError("the summary came back empty")
+        raise SummaryFailedError(tr("the summary came back empty"))
     return summary, output_tokens
 
 

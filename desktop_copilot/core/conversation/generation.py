@@ -8,6 +8,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from desktop_copilot.core.words import tr
+
 MAX_TEMPERATURE = 2.0
 MAX_TOP_P = 1.0
 """Top-p is more than 0 and at most this."""
@@ -22,8 +24,9 @@ def checked_temperature(value: float | None) -> float | None:
     if value is None or (math.isfinite(value) and 0 <= value <= MAX_TEMPERATURE):
         return value
     raise GenerationOptionError(
-        f"The temperature must be from 0 to {MAX_TEMPERATURE:g}, not {value:g}. Choose a value in that range (lower "
-        "gives steadier answers, higher more varied ones), or leave it out to use the model's default.")
+        tr("The temperature must be from 0 to {most}, not {value}. Choose a value in that range (lower gives steadier "
+           "answers, higher more varied ones), or leave it out to use the model's default.").format(
+            most=f"{MAX_TEMPERATURE:g}", value=f"{value:g}"))
 
 
 def checked_top_p(value: float | None) -> float | None:
@@ -31,8 +34,8 @@ def checked_top_p(value: float | None) -> float | None:
     if value is None or (math.isfinite(value) and 0 < value <= MAX_TOP_P):
         return value
     raise GenerationOptionError(
-        f"Top-p must be more than 0 and at most {MAX_TOP_P:g}, not {value:g}. Choose a value in that range (such as "
-        "0.9), or leave it out to use the model's default.")
+        tr("Top-p must be more than 0 and at most {most}, not {value}. Choose a value in that range (such as 0.9), or "
+           "leave it out to use the model's default.").format(most=f"{MAX_TOP_P:g}", value=f"{value:g}"))
 
 
 Temperature = Annotated[float | None, AfterValidator(checked_temperature)]

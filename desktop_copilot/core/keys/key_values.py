@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from desktop_copilot.core.keys.secrets import Secret
+from desktop_copilot.core.words import tr
 
 HTTP_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 """What an HTTP header name may be (RFC 9110 token characters)."""
@@ -21,10 +22,11 @@ def clean_key_value(value: str | Secret, *, max_bytes: int = MAX_KEY_BYTES, enco
     """The key without surrounding whitespace; KeyValueError when empty, too long or broken by spaces."""
     text = (value.reveal() if isinstance(value, Secret) else value).strip()
     if not text:
-        raise KeyValueError("The key is empty.")
+        raise KeyValueError(tr("The key is empty."))
     if any(ch.isspace() or not ch.isprintable() for ch in text):
-        raise KeyValueError("The key contains spaces, line breaks or control characters; paste only the key.")
+        raise KeyValueError(tr("The key contains spaces, line breaks or control characters; paste only the key."))
     size = len(text.encode(encoding))
     if size > max_bytes:
-        raise KeyValueError(f"The key is {size:,} bytes long; a keyring entry holds at most {max_bytes:,} bytes.")
+        raise KeyValueError(tr("The key is {size} bytes long; a keyring entry holds at most {most} bytes.").format(
+            size=f"{size:,}", most=f"{max_bytes:,}"))
     return Secret(text)

@@ -7,6 +7,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop_copilot.core.words import N_, tr
+
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
@@ -20,7 +22,7 @@ _BACKEND_NAMES = {
     "keyring.backends.macOS.Keyring": "macOS Keychain",
     WINDOWS_BACKEND: "Windows Credential Manager",
 }
-NO_KEYRING = "no system keyring was found; on Linux, install and unlock a Secret Service such as GNOME Keyring or KWallet"
+NO_KEYRING = N_("no system keyring was found; on Linux, install and unlock a Secret Service such as GNOME Keyring or KWallet")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,9 @@ class KeyringStatus:
     def describe(self) -> str:
         if self.usable:
             return self.backend
-        return f"not usable: {self.problem}" if not self.backend else f"{self.backend}, not usable: {self.problem}"
+        if not self.backend:
+            return tr("not usable: {problem}").format(problem=self.problem)
+        return tr("{backend}, not usable: {problem}").format(backend=self.backend, problem=self.problem)
 
 
 def default_backend() -> KeyringBackend:
@@ -50,12 +54,12 @@ def describe_error(exc: BaseException) -> str:
     kind = type(exc).__name__
     kinds = {cls.__name__ for cls in type(exc).__mro__}  # by name: keyring itself may be what failed to load
     if "NoKeyringError" in kinds:
-        return NO_KEYRING
+        return tr(NO_KEYRING)
     if kinds & {"KeyringLocked", "LockedException", "PromptDismissedException"}:
-        return "the keyring is locked and was not unlocked (was the unlock prompt dismissed?)"
+        return tr("the keyring is locked and was not unlocked (was the unlock prompt dismissed?)")
     text = " ".join(str(exc).split())
     if kind.startswith("DBus") or "dbus" in type(exc).__module__.lower() or "jeepney" in type(exc).__module__:
-        return f"the keyring service did not answer over D-Bus ({text or kind})"
+        return tr("the keyring service did not answer over D-Bus ({detail})").format(detail=text or kind)
     return f"{text} ({kind})" if text else kind
 
 
@@ -67,7 +71,7 @@ def open_backend(backend: KeyringBackend, service: str) -> tuple[KeyringBackend 
     """The usable backend within `backend` (a chainer is unwrapped) after a probe read, and its status."""
     chosen, problem = _choose(backend)
     if chosen is None:
-        return None, KeyringStatus(False, "" if problem == NO_KEYRING else backend_name(backend), problem)
+        return None, KeyringStatus(False, "" if problem == tr(NO_KEYRING) else backend_name(backend), problem)
     name = backend_name(chosen)
     try:
         chosen.get_password(service, PROBE_ENTRY)
@@ -82,7 +86,7 @@ def _choose(backend: KeyringBackend) -> tuple[KeyringBackend | None, str | None]
 
     if isinstance(backend, chainer.ChainerBackend):
         allowed = [b for b in backend.backends if _refusal(b) is None]
-        return (allowed[0], None) if allowed else (None, NO_KEYRING)
+        return (allowed[0], None) if allowed else (None, tr(NO_KEYRING))
     refusal = _refusal(backend)
     return (None, refusal) if refusal else (backend, None)
 
@@ -91,12 +95,12 @@ def _refusal(backend: KeyringBackend) -> str | None:
     from keyring.backends import fail, null
 
     if isinstance(backend, fail.Keyring):
-        return NO_KEYRING
+        return tr(NO_KEYRING)
     if isinstance(backend, null.Keyring):
-        return "the keyring is switched off (keyring's null backend is configured)"
+        return tr("the keyring is switched off (keyring's null backend is configured)")
     module, cls = type(backend).__module__, type(backend).__name__
     if module.startswith("keyrings.alt") or "plaintext" in cls.lower():
-        return f"the configured backend {module}.{cls} keeps keys in a file, not in a system keyring"
+        return tr("the configured backend {backend} keeps keys in a file, not in a system keyring").format(backend=f"{module}.{cls}")
     return None
 
 

@@ -19,6 +19,7 @@ from desktop_copilot.core.keys.keyring_backends import (
 )
 from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.keys.known_keys import key_label
+from desktop_copilot.core.words import label_text, tr
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -124,7 +125,8 @@ class KeyringKeys:
         if not status.usable or backend is None:
             self.session.set(name, secret)
             return SavedKey(
-                name, "session", f"No usable keyring: {status.problem}. The {label} is kept for this session only."
+                name, "session", tr("No usable keyring: {problem}. The {key} is kept for this session only.").format(
+                    problem=status.problem, key=label_text(label))
             )
         if class_path(backend) == WINDOWS_BACKEND:  # stored as UTF-16: two bytes a character
             clean_key_value(secret, encoding="utf-16-le")
@@ -134,10 +136,11 @@ class KeyringKeys:
         except Exception as exc:  # noqa: BLE001 - reported in words, without the value
             failure = secret.redact(describe_error(exc), mask="…")
         if failure is not None:  # raised outside the handler so no traceback carries the original
-            raise KeyStoreError(f"{status.backend} did not store the {label}: {failure}")
+            raise KeyStoreError(tr("{backend} did not store the {key}: {failure}").format(backend=status.backend, key=label_text(label),
+                                                                                     failure=failure))
         self.session.delete(name)
         log.info("stored the %s key in %s", name, status.backend)
-        return SavedKey(name, "keyring", f"The {label} is stored in {status.backend}.")
+        return SavedKey(name, "keyring", tr("The {key} is stored in {backend}.").format(key=label_text(label), backend=status.backend))
 
     def delete(self, name: str) -> bool:
         """Removes the key from the session and the keyring; False when there was none."""
@@ -153,7 +156,8 @@ class KeyringKeys:
         except Exception as exc:  # noqa: BLE001
             failure = describe_error(exc)
         if failure is not None:
-            raise KeyStoreError(f"{self.status().backend} did not delete the {key_label(name)}: {failure}")
+            raise KeyStoreError(tr("{backend} did not delete the {key}: {failure}").format(backend=self.status().backend,
+                                                                                  key=label_text(key_label(name)), failure=failure))
         log.info("deleted the %s key from the keyring", name)
         return True
 
@@ -161,7 +165,7 @@ class KeyringKeys:
         try:
             backend = self._given if self._given is not None else default_backend()
         except Exception as exc:  # noqa: BLE001 - e.g. a bad PYTHON_KEYRING_BACKEND
-            return None, KeyringStatus(False, "", f"the keyring could not be loaded: {describe_error(exc)}")
+            return None, KeyringStatus(False, "", tr("the keyring could not be loaded: {error}").format(error=describe_error(exc)))
         return open_backend(backend, self.service)
 
     def _usable_backend(self) -> KeyringBackend | None:

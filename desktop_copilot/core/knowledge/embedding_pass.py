@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop_copilot.core.knowledge.library import KnowledgeLibrary
+from desktop_copilot.core.words import tr
 
 if TYPE_CHECKING:
     from desktop_copilot.core.knowledge.embeddings import Embedder
@@ -118,7 +119,7 @@ class EmbeddingNearest:
 
         matrix = await asyncio.to_thread(self._current)
         if matrix is None or len(matrix) == 0:
-            raise EmbeddingError(f"the passages are not embedded with {self.embedder.model.model} yet")
+            raise EmbeddingError(tr("the passages are not embedded with {model} yet").format(model=self.embedder.model.model))
         (vector,) = await self.embedder.embed([question], for_query=True)
         return await asyncio.to_thread(matrix.search, vector, limit, allowed=allowed)
 

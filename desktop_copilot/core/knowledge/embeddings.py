@@ -14,6 +14,7 @@ from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.knowledge import embedding_wires as wires
 from desktop_copilot.core.providers.busy_retry import backoff, retry_after
 from desktop_copilot.core.providers.status_words import capitalised, error_parts
+from desktop_copilot.core.words import label_text, tr
 
 if TYPE_CHECKING:  # httpx is imported on first use, not at start-up
     import httpx
@@ -103,7 +104,8 @@ class Embedder:
             await asyncio.gather(*workers, return_exceptions=True)
         out = [vector for batch in results for vector in batch]
         if len({len(v) for v in out}) > 1:
-            raise EmbeddingError(f"{self._noun(True)} gave vectors of different lengths for {self.model.model!r}. Index again.")
+            raise EmbeddingError(tr("{Subject} gave vectors of different lengths for {model}. Index again.").format(
+                Subject=self._noun(True), model=repr(self.model.model)))
         return out
 
     async def _embed_batch(self, texts: list[str], for_query: bool) -> list[list[float]]:
@@ -123,8 +125,9 @@ class Embedder:
                     response = await self._http.post(self.url, json=body, headers=headers,
                                                      timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT))
                 except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
-                    raise EmbeddingError(f"Could not reach {self._noun()} at {model.base_url} ({type(exc).__name__}). "
-                                         f"Check that it is running and that the URL is right.") from None
+                    raise EmbeddingError(tr("Could not reach {noun} at {url} ({failure}). Check that it is running and that "
+                                            "the URL is right.").format(noun=self._noun(), url=model.base_url,
+                                                                        failure=type(exc).__name__)) from None
                 except httpx.TransportError as exc:  # a read timeout, a dropped connection
                     failure = type(exc).__name__
                 else:
@@ -164,51 +167,62 @@ class Embedder:
         try:
             data = response.json()
         except ValueError:
-            raise EmbeddingError(f"{self._noun(True)} answered with something that is not JSON. Check the base URL {self.model.base_url}.") from None
+            raise EmbeddingError(tr("{Subject} answered with something that is not JSON. Check the base URL {url}.").format(
+                Subject=self._noun(True), url=self.model.base_url)) from None
         try:
             return wires.vectors(self.model.wire, data, count)
         except wires.WireShapeError as exc:
-            raise EmbeddingError(f"{self._noun(True)} answered without embeddings ({exc}). "
-                                 f"Check that {self.model.model!r} is an embedding model.") from None
+            raise EmbeddingError(tr("{Subject} answered without embeddings ({error}). Check that {model} is an embedding "
+                                    "model.").format(Subject=self._noun(True), error=exc, model=repr(self.model.model))) from None
 
     def _refusal(self, response: httpx.Response) -> str:
         status, text, model = response.status_code, self._redact(response.text), self.model
-        detail = error_parts(text, "no details")[1][:DETAIL_CHARS]
+        detail = error_parts(text, tr("no details"))[1][:DETAIL_CHARS]
         noun = self._noun(True)
         if status in (401, 403) or (model.wire == "gemini" and "API_KEY_INVALID" in text):
-            return f"{noun} refused the key ({status}: {detail}). {self._key_advice()}"
+            return " ".join([tr("{Subject} refused the key ({status}: {detail}).").format(Subject=noun, status=status, detail=detail),
+                             self._key_advice()])
         if status == 404:
-            advice = f"Pull it with `ollama pull {model.model}`, or check" if model.wire == "ollama" else "Check the model name and"
-            return f"{noun} has no embedding model {model.model!r} ({status}: {detail}). {advice} the base URL {model.base_url}."
-        return f"{noun} answered {status}: {detail}"
+            words = (tr("{Subject} has no embedding model {model} ({status}: {detail}). Pull it with `ollama pull {name}`, "
+                        "or check the base URL {url}.") if model.wire == "ollama" else
+                     tr("{Subject} has no embedding model {model} ({status}: {detail}). Check the model name and the base "
+                        "URL {url}."))
+            return words.format(Subject=noun, model=repr(model.model), status=status, detail=detail, name=model.model,
+                                url=model.base_url)
+        return tr("{Subject} answered {status}: {detail}").format(Subject=noun, status=status, detail=detail)
 
     def _gave_up(self, status: int | None, failure: str, asked: float | None, attempt: int, longest: float) -> str:
         noun = self._noun(True)
         if asked is not None and asked > longest:
-            return f"{noun} asks to wait {asked:.0f} s before more requests ({failure}). Try again later."
-        tries = f"{attempt + 1} tr{'y' if attempt == 0 else 'ies'}"
+            return tr("{Subject} asks to wait {seconds} s before more requests ({failure}). Try again later.").format(
+                Subject=noun, seconds=f"{asked:.0f}", failure=failure)
+        tries = tr("1 try") if attempt == 0 else tr("{count} tries").format(count=attempt + 1)
         if status == 429:
-            return f"{noun} kept limiting the rate of requests (429) after {tries}. Try again later."
+            return tr("{Subject} kept limiting the rate of requests (429) after {tries}. Try again later.").format(
+                Subject=noun, tries=tries)
         if status is not None:
-            return f"{noun} is busy or failing ({status}) after {tries}. Try again later."
-        return f"The connection to {self._noun()} at {self.model.base_url} failed ({failure}) after {tries}. Check that it is running."
+            return tr("{Subject} is busy or failing ({status}) after {tries}. Try again later.").format(
+                Subject=noun, status=status, tries=tries)
+        return tr("The connection to {noun} at {url} failed ({failure}) after {tries}. Check that it is running.").format(
+            noun=self._noun(), url=self.model.base_url, failure=failure, tries=tries)
 
     def _key_advice(self) -> str:
         name = self.model.key_name
         if not name:
-            return "Give this embedding server its key, or check the base URL."
+            return tr("Give this embedding server its key, or check the base URL.")
         from desktop_copilot.core.provider_table import key_variable, spec_of
 
         spec = spec_of(name)
         label = spec.key_label if spec is not None else f"{name!r} key"
-        missing = "Add" if self._key is None else "Check"
-        return f"{missing} the {label} in Settings (or {key_variable(name)})."
+        words = tr("Add the {key} in Settings (or {variable}).") if self._key is None else tr(
+            "Check the {key} in Settings (or {variable}).")
+        return words.format(key=label_text(label), variable=key_variable(name))
 
     def _noun(self, start: bool = False) -> str:
         wire = self.model.wire
         host = wires.host_of(self.model.base_url)
         noun = {"gemini": "Gemini", "ollama": "Ollama"}.get(wire) or (
-            "OpenAI" if host.endswith("openai.com") else f"the embedding server {host or self.model.base_url}")
+            "OpenAI" if host.endswith("openai.com") else tr("the embedding server {host}").format(host=host or self.model.base_url))
         return capitalised(noun) if start else noun
 
     def _redact(self, text: str) -> str:

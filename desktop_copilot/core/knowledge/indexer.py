@@ -13,6 +13,7 @@ from pathlib import Path
 from desktop_copilot.core.knowledge.library import KnowledgeLibrary, SourceRow
 from desktop_copilot.core.knowledge.walk import Seen, walk_source
 from desktop_copilot.core.knowledge.reasons import BINARY, PARSER_FAILED, TOO_LARGE, UNREADABLE
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def index_source(library: KnowledgeLibrary, source: SourceRow, *, full: bool = F
     try:
         to_read, gone, walked = _changes(library, source, full)
     except OSError as exc:
-        progress.problems.append(("", f"the source cannot be read: {exc.strerror or exc}"))
+        progress.problems.append(("", tr("the source cannot be read: {error}").format(error=exc.strerror or exc)))
         progress.finished = True
         report(progress)
         return progress

@@ -247,7 +247,7 @@ class KnowledgeLibrary:
         for source in sources:
             if source.name.casefold() == name.strip().casefold():
                 return source
-        known = ", ".join(s.name for s in sources) or "none yet"
+        known = ", ".join(s.name for s in sources) or tr("none yet")
         raise KnowledgeError(tr("No knowledge source is called “{name}” (sources: {known}).").format(name=name, known=known))
 
     def has_enabled_sources(self) -> bool:

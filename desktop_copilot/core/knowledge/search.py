@@ -76,7 +76,7 @@ def chosen_sources(library: KnowledgeLibrary, names: Collection[str] | None) -> 
     wanted = {n.strip().casefold() for n in names}
     found = [s.id for s in enabled if s.name.casefold() in wanted]
     if not found:
-        known = ", ".join(s.name for s in enabled) or "none is switched on"
+        known = ", ".join(s.name for s in enabled) or tr("none is switched on")
         raise KnowledgeError((tr("No switched-on knowledge source is called {names} (sources: {known}).")
                               .format(names=', '.join(sorted(names)), known=known)))
     return found, len(found) == len(every)

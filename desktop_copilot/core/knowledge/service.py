@@ -12,6 +12,7 @@ from typing import Any
 
 from desktop_copilot.core.knowledge.indexer import Progress, index_source
 from desktop_copilot.core.knowledge.library import KnowledgeError, KnowledgeLibrary
+from desktop_copilot.core.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class IndexingService:
                 if not any(s.name.casefold() == name.casefold() for s in self.library.sources()):
                     continue  # removed while it was being indexed: its rows went with it
                 log.exception("knowledge: indexing %s failed", name)
-                self._report(Progress(source.name, finished=True, problems=[("", "indexing failed; see the log")]))
+                self._report(Progress(source.name, finished=True, problems=[("", tr("indexing failed; see the log"))]))
             finally:
                 self.current = None
                 if self._queue.empty():  # idle until the next change: give back what the run held

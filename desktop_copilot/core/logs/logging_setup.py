@@ -13,6 +13,7 @@ from pathlib import Path
 
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.keys.redaction import redact
+from desktop_copilot.core.words import tr
 
 LOG_FILE_NAME = "desktop-copilot.log"
 LEVEL_ENV = "DESKTOP_COPILOT_LOG"
@@ -191,4 +192,6 @@ def unexpected_error_text(exc: BaseException) -> str:
     """Words for the banner: what went wrong (masked) and where the details are."""
     where = current_log_file()
     detail = redact(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-    return f"Something went wrong: {detail}." + (f" Details are in the log: {where}" if where else "")
+    if where:
+        return tr("Something went wrong: {detail}. Details are in the log: {where}").format(detail=detail, where=where)
+    return tr("Something went wrong: {detail}.").format(detail=detail)

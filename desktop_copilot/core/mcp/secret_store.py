@@ -7,6 +7,8 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Protocol
 
+from desktop_copilot.core.words import tr
+
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
@@ -59,7 +61,7 @@ class KeyringSecrets:
             return backend.get_password(self.service, entry)
         except Exception as exc:  # noqa: BLE001 - any backend failure becomes a reported problem
             failure = describe_keyring_error(exc)
-        raise SecretStoreError(f"the keyring did not give the MCP secret {entry!r}: {failure}")
+        raise SecretStoreError(tr("the keyring did not give the MCP secret {entry}: {failure}").format(entry=repr(entry), failure=failure))
 
     def set(self, entry: str, value: str) -> None:
         backend = self._backend("stored")
@@ -70,7 +72,7 @@ class KeyringSecrets:
         else:
             log.info("stored the MCP secret %s in the keyring", entry)
             return
-        raise SecretStoreError(f"the keyring did not store the MCP secret {entry!r}: {failure}")
+        raise SecretStoreError(tr("the keyring did not store the MCP secret {entry}: {failure}").format(entry=repr(entry), failure=failure))
 
     def delete(self, entry: str) -> bool:
         backend = self._backend("deleted")
@@ -83,7 +85,7 @@ class KeyringSecrets:
         else:
             log.info("deleted the MCP secret %s from the keyring", entry)
             return True
-        raise SecretStoreError(f"the keyring did not delete the MCP secret {entry!r}: {failure}")
+        raise SecretStoreError(tr("the keyring did not delete the MCP secret {entry}: {failure}").format(entry=repr(entry), failure=failure))
 
     def _open(self) -> tuple[KeyringBackend | None, KeyringStatus]:
         from desktop_copilot.core.keys import keyring_store
@@ -94,7 +96,8 @@ class KeyringSecrets:
                 try:
                     backend = self._given if self._given is not None else keyring_store.default_backend()
                 except Exception as exc:  # noqa: BLE001 - e.g. a bad PYTHON_KEYRING_BACKEND
-                    self._opened = None, KeyringStatus(False, "", f"the keyring could not be loaded: {describe_keyring_error(exc)}")
+                    self._opened = None, KeyringStatus(False, "", tr("the keyring could not be loaded: {error}").format(
+                        error=describe_keyring_error(exc)))
                 else:
                     self._opened = open_backend(backend, self.service)
             return self._opened
@@ -102,11 +105,12 @@ class KeyringSecrets:
     def _backend(self, doing: str) -> KeyringBackend:
         backend, status = self._open()
         if backend is None:
-            raise SecretStoreError(
-                f"no keyring: secrets for MCP servers cannot be stored, read or deleted ({status.problem}). Nothing was {doing}. "
-                "Install and unlock a system keyring (GNOME Keyring, KWallet, macOS Keychain or Windows Credential Manager) "
-                "and try again."
-            )
+            nothing = {"read": tr("Nothing was read."), "stored": tr("Nothing was stored."),
+                       "deleted": tr("Nothing was deleted.")}.get(doing, "")
+            raise SecretStoreError(" ".join([
+                tr("no keyring: secrets for MCP servers cannot be stored, read or deleted ({problem}).").format(problem=status.problem),
+                nothing, tr("Install and unlock a system keyring (GNOME Keyring, KWallet, macOS Keychain or Windows Credential "
+                            "Manager) and try again.")]))
         return backend
 
     def __repr__(self) -> str:

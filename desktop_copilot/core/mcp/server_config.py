@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from desktop_copilot.core.words import tr
+
 SECRET_REF = re.compile(r"^\$\{keyring:(?P<name>[^}]+)\}$")
 """A value kept in the keyring appears in mcp.json as "${keyring:<keyring entry name>}"."""
 
@@ -49,9 +51,9 @@ class McpServerConfig(BaseModel):
     @model_validator(mode="after")
     def _one_kind(self) -> McpServerConfig:
         if bool(self.command) == bool(self.url):
-            raise ValueError("give either a command (a local server) or a url (a remote server)")
+            raise ValueError(tr("give either a command (a local server) or a url (a remote server)"))
         if self.url and not self.url.startswith(("http://", "https://")):
-            raise ValueError("the url must start with http:// or https://")
+            raise ValueError(tr("the url must start with http:// or https://"))
         return self
 
     @property

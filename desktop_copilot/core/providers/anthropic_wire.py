@@ -26,6 +26,7 @@ from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, l
 from desktop_copilot.core.providers.parts import Parts
 from desktop_copilot.core.providers.wire_common import parse_arguments, result_images, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, index_of, list_of, text_of
+from desktop_copilot.core.words import tr
 
 
 
@@ -178,11 +179,11 @@ def refusal_words(details: Any) -> str:
     details = dict_of(details)
     category = text_of(details.get("category"))
     explanation = text_of(details.get("explanation"))
-    words = "Claude declined to answer this request"
-    words += f" (policy category: {category})." if category else "."
+    words = [tr("Claude declined to answer this request (policy category: {category}).").format(category=category) if category
+             else tr("Claude declined to answer this request.")]
     if explanation.strip():
-        words += f" {explanation.strip()}"
-    return words + " The request is left out of later turns of this conversation; rephrase it or start anew."
+        words.append(explanation.strip())
+    return " ".join([*words, tr("The request is left out of later turns of this conversation; rephrase it or start anew.")])
 
 
 class AnthropicEventMapper:

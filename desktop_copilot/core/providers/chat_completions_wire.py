@@ -23,8 +23,9 @@ from desktop_copilot.core.providers.text_protocol.think_tags import LONE_CLOSE_W
 from desktop_copilot.core.providers.text_protocol.writing import reply_text, results_text, tools_system_prompt, written_as_text
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
+from desktop_copilot.core.words import N_, tr
 
-CONTENT_FILTER_WORDS = "The provider's content filter stopped this reply."
+CONTENT_FILTER_WORDS = N_("The provider's content filter stopped this reply.")
 FINISH_REASONS = {
     "stop": "end_turn",
     "tool_calls": "tool_use",
@@ -36,8 +37,8 @@ FINISH_REASONS = {
 FINISH_DETAILS = {
     "content_filter": CONTENT_FILTER_WORDS,
     "sensitive": CONTENT_FILTER_WORDS,
-    "insufficient_system_resource": "The provider ran out of capacity and cut this reply short. Retry in a little while.",
-    "network_error": "The provider's model failed while writing this reply. Retry in a little while.",
+    "insufficient_system_resource": N_("The provider ran out of capacity and cut this reply short. Retry in a little while."),
+    "network_error": N_("The provider's model failed while writing this reply. Retry in a little while."),
 }
 _OPENAI_REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
 _NO_REASONING_EFFORT = re.compile(r"^o1-(mini|preview)|chat")
@@ -270,7 +271,7 @@ class ChatCompletionsEventMapper:
         reason = FINISH_REASONS.get(self.finish_reason, self.finish_reason)
         if reason == "end_turn" and self.parts.calls_made:  # servers that end a tool-call reply with "stop"
             reason = "tool_use"
-        detail = " ".join([FINISH_DETAILS.get(self.finish_reason, ""), *self.reader.problems]).strip()
+        detail = " ".join([tr(FINISH_DETAILS.get(self.finish_reason, "")), *self.reader.problems]).strip()
         return [ev.Done(reason=reason, detail=detail)]
 
     def _on_delta(self, delta: dict[str, Any]) -> list[ev.Event]:

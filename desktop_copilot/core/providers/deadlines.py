@@ -8,6 +8,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from desktop_copilot.core.words import tr
+
 T = TypeVar("T")
 
 Phase = Literal["first_byte", "idle"]
@@ -43,15 +45,15 @@ class StreamTimeout(Exception):
     def describe(self, provider: str, *, started: bool) -> str:
         """A sentence for the user: what happened and what to do (`provider` as a noun in a sentence, "the
         Anthropic API", "Gemini"; `started`: part of the reply had arrived)."""
-        subject = provider[:1].upper() + provider[1:]
+        subject, seconds = provider[:1].upper() + provider[1:], f"{self.seconds:g}"
         if self.phase == "first_byte":
-            return (f"{subject} did not answer within {self.seconds:g} s. The server may be overloaded or unreachable; "
-                    "Retry, or check the connection and the base URL.")
+            return tr("{Subject} did not answer within {seconds} s. The server may be overloaded or unreachable; "
+                      "Retry, or check the connection and the base URL.").format(Subject=subject, seconds=seconds)
         if not started:
-            return (f"{subject} began its response but sent nothing for {self.seconds:g} s, so the app stopped waiting. "
-                    "Retry in a little while.")
-        return (f"The reply from {provider} stalled: nothing arrived for {self.seconds:g} s, so the app stopped waiting. "
-                "The partial reply was kept; Continue picks it up.")
+            return tr("{Subject} began its response but sent nothing for {seconds} s, so the app stopped waiting. "
+                      "Retry in a little while.").format(Subject=subject, seconds=seconds)
+        return tr("The reply from {noun} stalled: nothing arrived for {seconds} s, so the app stopped waiting. "
+                  "The partial reply was kept; Continue picks it up.").format(noun=provider, seconds=seconds)
 
     def as_error(self, provider: str, *, started: bool):  # -> events.Error (imported here: core.events is heavier)
         from desktop_copilot.core.conversation.events import Error

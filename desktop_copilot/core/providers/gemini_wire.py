@@ -21,6 +21,7 @@ from desktop_copilot.core.providers.base import ProviderRequest, ToolSpec
 from desktop_copilot.core.providers.parts import Parts
 from desktop_copilot.core.providers.wire_common import stable_call_id, tool_result_of
 from desktop_copilot.core.providers.wire_values import count_of, dict_of, list_of, text_of
+from desktop_copilot.core.words import N_, tr
 
 PROVIDER_ID = "gemini"
 SIGNATURE_BLOCK = "gemini_thought_signature"
@@ -34,24 +35,24 @@ SKIP_SIGNATURE = "skip_thought_signature_validator"
 Gemini 3 refuses a turn whose first function call has no signature."""
 
 REFUSALS = {
-    "SAFETY": "its safety filters",
-    "RECITATION": "its recitation check (the answer would repeat a source too closely)",
-    "PROHIBITED_CONTENT": "its prohibited-content policy",
-    "BLOCKLIST": "a blocklist of terms",
-    "SPII": "its check for sensitive personal information",
-    "IMAGE_SAFETY": "its image safety filters",
-    "IMAGE_PROHIBITED_CONTENT": "its prohibited-content policy for images",
-    "IMAGE_RECITATION": "its recitation check for images",
-    "MODEL_ARMOR": "Model Armor",
-    "JAILBREAK": "its jailbreak detection",
+    "SAFETY": N_("its safety filters"),
+    "RECITATION": N_("its recitation check (the answer would repeat a source too closely)"),
+    "PROHIBITED_CONTENT": N_("its prohibited-content policy"),
+    "BLOCKLIST": N_("a blocklist of terms"),
+    "SPII": N_("its check for sensitive personal information"),
+    "IMAGE_SAFETY": N_("its image safety filters"),
+    "IMAGE_PROHIBITED_CONTENT": N_("its prohibited-content policy for images"),
+    "IMAGE_RECITATION": N_("its recitation check for images"),
+    "MODEL_ARMOR": N_("Model Armor"),
+    "JAILBREAK": N_("its jailbreak detection"),
 }
 FAILURES = {
-    "MALFORMED_FUNCTION_CALL": "Gemini produced a malformed function call and stopped",
-    "UNEXPECTED_TOOL_CALL": "Gemini called a function that was not offered and stopped",
-    "TOO_MANY_TOOL_CALLS": "Gemini made too many tool calls in one reply and stopped",
-    "MISSING_THOUGHT_SIGNATURE": "Gemini refused the history because a thought signature was missing",
-    "MALFORMED_RESPONSE": "Gemini produced a malformed response",
-    "LANGUAGE": "Gemini stopped because the request is in a language it does not support",
+    "MALFORMED_FUNCTION_CALL": N_("Gemini produced a malformed function call and stopped"),
+    "UNEXPECTED_TOOL_CALL": N_("Gemini called a function that was not offered and stopped"),
+    "TOO_MANY_TOOL_CALLS": N_("Gemini made too many tool calls in one reply and stopped"),
+    "MISSING_THOUGHT_SIGNATURE": N_("Gemini refused the history because a thought signature was missing"),
+    "MALFORMED_RESPONSE": N_("Gemini produced a malformed response"),
+    "LANGUAGE": N_("Gemini stopped because the request is in a language it does not support"),
 }
 _SCHEMA_KEYS = frozenset({"type", "format", "description", "nullable", "enum", "items", "properties", "required",
                           "minItems", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum",
@@ -235,18 +236,19 @@ def build_body(request: ProviderRequest) -> dict[str, Any]:
 
 def refusal_words(reason: str, message: str = "", *, prompt: bool = False) -> str:
     """What to tell the user when Gemini stopped a reply (or, `prompt`, blocked the request) on policy grounds."""
-    why = REFUSALS.get(reason, f"its policies ({reason})")
-    stopped = "the request was blocked by" if prompt else "the reply was stopped by"
-    words = f"Gemini declined to answer: {stopped} {why}."
+    why = tr(REFUSALS[reason]) if reason in REFUSALS else tr("its policies ({reason})").format(reason=reason)
+    words = [(tr("Gemini declined to answer: the request was blocked by {why}.") if prompt
+              else tr("Gemini declined to answer: the reply was stopped by {why}.")).format(why=why)]
     if message.strip():
-        words += f" {message.strip()}"
-    return words + " The request is left out of later turns of this conversation; rephrase it or start anew."
+        words.append(message.strip())
+    return " ".join([*words, tr("The request is left out of later turns of this conversation; rephrase it or start anew.")])
 
 
 def failure_words(reason: str, message: str = "") -> str:
-    words = FAILURES.get(reason, f"Gemini stopped the reply for a reason it did not explain ({reason})")
-    words += f" ({message.strip()})." if message.strip() else "."
-    return words + " The partial reply was kept; try again or rephrase the request."
+    what = tr(FAILURES[reason]) if reason in FAILURES else tr(
+        "Gemini stopped the reply for a reason it did not explain ({reason})").format(reason=reason)
+    words = tr("{what} ({message}).").format(what=what, message=message.strip()) if message.strip() else tr("{what}.").format(what=what)
+    return " ".join([words, tr("The partial reply was kept; try again or rephrase the request.")])
 
 
 _PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
@@ -361,12 +363,12 @@ class GeminiEventMapper:
         """Everything open ends (the text part with its signature, a streamed call)."""
         return self._close_all() + self.parts.close_all()
 
-    def finish(self, interruption: str = "The stream ended before Gemini said the reply was finished") -> list[ev.Event]:
+    def finish(self, interruption: str = N_("The stream ended before Gemini said the reply was finished")) -> list[ev.Event]:
         """The closing events at the end of the stream: open parts closed, then `done` (or the error a finish
         reason means); without a finish reason, an `interrupted` error that keeps the partial reply."""
         events = self.close()
         if not self.finished:
-            return [*events, ev.Error(reason="interrupted", message=f"{interruption}. The partial reply was kept.")]
+            return [*events, ev.Error(reason="interrupted", message=tr("{what}. The partial reply was kept.").format(what=tr(interruption)))]
         if self.block_reason:
             return [*events, ev.Done(reason="refusal", detail=refusal_words(self.block_reason, self.finish_message, prompt=True))]
         reason = self.finish_reason or "STOP"

@@ -10,6 +10,7 @@ from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.provider_table import ProviderSpec
 from desktop_copilot.core.providers.factory import SDK_MODULES, create_provider
 from desktop_copilot.core.providers.streaming import ProviderError
+from desktop_copilot.core.words import tr
 
 
 async def check_provider_key(spec: ProviderSpec, secret: Secret | None, url: str, *, timeout: float = CHECK_TIMEOUT) -> KeyCheck:
@@ -22,10 +23,11 @@ async def check_provider_key(spec: ProviderSpec, secret: Secret | None, url: str
     except ProviderError as exc:
         return KeyCheck(False, str(exc))
     except TimeoutError:
-        return KeyCheck(False, f"{spec.label} did not answer within {timeout:g} s. Check the connection and the base URL.")
+        return KeyCheck(False, tr("{label} did not answer within {seconds} s. Check the connection and the base URL.").format(
+            label=spec.label, seconds=f"{timeout:g}"))
     except Exception as exc:  # noqa: BLE001 - a reply that is not a model list: said in words
-        words = f"{spec.label} gave an unexpected answer ({type(exc).__name__}: {exc})."
+        words = tr("{label} gave an unexpected answer ({kind}: {error}).").format(label=spec.label, kind=type(exc).__name__, error=exc)
         return KeyCheck(False, secret.redact(words) if secret is not None else words)
     finally:
         await provider.aclose()
-    return KeyCheck(True, f"Key works — {len(ids)} models available.", ids)
+    return KeyCheck(True, tr("Key works — {count} models available.").format(count=len(ids)), ids)

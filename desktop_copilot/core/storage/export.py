@@ -29,6 +29,7 @@ from desktop_copilot.core.conversation.models import (
 )
 from desktop_copilot.core.providers.attachment_limits import Attachment, human_size
 from desktop_copilot.core.storage.store import Store
+from desktop_copilot.core.words import tr
 
 if TYPE_CHECKING:
     from desktop_copilot.core.storage.versions import ArchivedTail
@@ -165,9 +166,6 @@ def export_all(store: Store) -> str:
     return to_json(conversations, {c.id: stored_versions(store, c.id) for c in conversations})
 
 
-_CHOOSE = "Choose a file made by Export → JSON."
-
-
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
@@ -185,25 +183,27 @@ def parse_json(text: str) -> list[Conversation]:
     try:
         document = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise ExportFormatError(f"The file is not JSON ({exc}). {_CHOOSE}") from None
+        raise ExportFormatError(tr("The file is not JSON ({error}). Choose a file made by Export → JSON.").format(error=exc)) from None
     except ValueError as exc:  # NaN, Infinity or a number too large: not JSON, and not storable
-        raise ExportFormatError(f"The export is damaged: it holds the number {exc}, which JSON does not allow.") from None
+        raise ExportFormatError(tr("The export is damaged: it holds the number {number}, which JSON does not allow.").format(
+            number=exc)) from None
     except RecursionError:
-        raise ExportFormatError(f"The file is nested too deeply to be an export. {_CHOOSE}") from None
+        raise ExportFormatError(tr("The file is nested too deeply to be an export. Choose a file made by Export → JSON.")) from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        raise ExportFormatError(f"This is not a Desktop Copilot export. {_CHOOSE}")
+        raise ExportFormatError(tr("This is not a Desktop Copilot export. Choose a file made by Export → JSON."))
     version = document.get("version", 0)
     if type(version) is not int:
-        raise ExportFormatError("The export is damaged: its version is not a whole number.")
+        raise ExportFormatError(tr("The export is damaged: its version is not a whole number."))
     if version > EXPORT_VERSION:
-        raise ExportFormatError("The export was made by a newer Desktop Copilot; update the app to import it.")
+        raise ExportFormatError(tr("The export was made by a newer Desktop Copilot; update the app to import it."))
     listed = document.get("conversations", [])
     if not isinstance(listed, list):
-        raise ExportFormatError('The export is damaged: its "conversations" is not a list.')
+        raise ExportFormatError(tr('The export is damaged: its "conversations" is not a list.'))
     try:
         conversations = [Conversation.model_validate(_without_versions(c)) for c in listed]
     except ValidationError as exc:
-        raise ExportFormatError(f"The export is damaged: {exc.error_count()} problems, first: {exc.errors()[0]['msg']}.") from None
+        raise ExportFormatError(tr("The export is damaged: {count} problems, first: {first}.").format(
+            count=exc.error_count(), first=exc.errors()[0]["msg"])) from None
     _check_storable(conversations)
     return conversations
 
@@ -220,11 +220,11 @@ def _check_storable(conversations: list[Conversation]) -> None:
         try:
             conversation.model_dump_json()
         except ValueError:  # a lone surrogate from a "\ud800" escape: SQLite's UTF-8 cannot hold it
-            raise ExportFormatError("The export is damaged: it holds an escaped character that is not Unicode text.") from None
+            raise ExportFormatError(tr("The export is damaged: it holds an escaped character that is not Unicode text.")) from None
         for message in conversation.messages:
             if owner.setdefault(message.id, conversation.id) != conversation.id or \
                     sum(m.id == message.id for m in conversation.messages) > 1:
-                raise ExportFormatError(f"The export is damaged: the message {message.id[:80]!r} appears twice.")
+                raise ExportFormatError(tr("The export is damaged: the message {id} appears twice.").format(id=repr(message.id[:80])))
 
 
 def import_json(store: Store, text: str) -> tuple[int, int]:
@@ -239,8 +239,8 @@ def import_json(store: Store, text: str) -> tuple[int, int]:
             new.append(conversation)
     ids = [message.id for conversation in new for message in conversation.messages]
     if taken := store.load_messages(ids):
-        raise ExportFormatError(f"The export cannot be imported: its message {taken[0].id[:80]!r} is already stored in "
-                                "another conversation.")
+        raise ExportFormatError(tr("The export cannot be imported: its message {id} is already stored in another "
+                                   "conversation.").format(id=repr(taken[0].id[:80])))
     for conversation in new:
         updated_at = conversation.updated_at
         store.save_conversation(conversation)

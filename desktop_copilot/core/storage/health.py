@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from desktop_copilot.core.words import tr
+
 log = logging.getLogger(__name__)
 
 ProblemKind = Literal["full", "read_only", "busy", "io"]
@@ -34,7 +36,7 @@ class StorageUnavailableError(sqlite3.OperationalError):
     """A write that could not be kept for later failed on the disk; `problem` says how."""
 
     def __init__(self, problem: StorageProblem) -> None:
-        super().__init__(f"The conversation database cannot be written: {problem.detail}")
+        super().__init__(tr("The conversation database cannot be written: {detail}").format(detail=problem.detail))
         self.problem = problem
 
 

@@ -6,6 +6,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from desktop_copilot.core.words import tr
+
 #: SQLITE_BUSY and SQLITE_LOCKED: another process holds the file; that is not damage.
 _IN_USE_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
@@ -14,9 +16,8 @@ class DamagedDatabaseError(RuntimeError):
     """The database failed its integrity check; it was renamed aside (see `kept_at`)."""
 
     def __init__(self, path: Path, kept_at: Path, detail: str) -> None:
-        super().__init__(
-            f"The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was started."
-        )
+        super().__init__(tr("The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was "
+                            "started.").format(detail=detail, kept_at=kept_at))
         self.path, self.kept_at = path, kept_at
 
 
@@ -46,7 +47,8 @@ def keep_aside(path: Path, problem: str) -> DamagedDatabaseError:
     try:
         path.rename(kept_at)
     except OSError as exc:
-        raise UnmovableDamageError(exc.errno, f"damaged ({problem}) and could not be moved aside: {exc.strerror}",
+        raise UnmovableDamageError(exc.errno, tr("damaged ({problem}) and could not be moved aside: {error}").format(
+            problem=problem, error=exc.strerror),
                                    str(path)) from exc
     for suffix in ("-wal", "-shm"):
         side = path.with_name(path.name + suffix)

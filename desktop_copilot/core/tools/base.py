@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from desktop_copilot.core.providers.base import ToolSpec
 from desktop_copilot.core.keys.secrets import KeyLookup, Secret
 from desktop_copilot.core.tools.risk import Risk
+from desktop_copilot.core.words import N_
 
 if TYPE_CHECKING:  # httpx is imported when a tool first runs, not at start-up
     import httpx
@@ -34,7 +35,7 @@ class ToolSource:
 
     @property
     def label(self) -> str:
-        return self.name if self.kind == "mcp" else ("Built-in" if self.kind == "builtin" else self.name or self.kind)
+        return self.name if self.kind == "mcp" else (N_("Built-in") if self.kind == "builtin" else self.name or self.kind)
 
 
 BUILTIN = ToolSource()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from desktop_copilot.core.words import N_
+
 
 class Risk(StrEnum):
     """What running a tool may do. Only READ_ONLY runs without asking; the others ask unless a grant covers them."""
@@ -24,9 +26,9 @@ class Risk(StrEnum):
     @property
     def label(self) -> str:
         return {
-            Risk.READ_ONLY: "Read-only",
-            Risk.OPEN_WORLD: "Reaches the internet",
-            Risk.WRITES: "Changes files",
-            Risk.DESTRUCTIVE: "Destructive",
-            Risk.UNKNOWN: "Undeclared effects",
+            Risk.READ_ONLY: N_("Read-only"),
+            Risk.OPEN_WORLD: N_("Reaches the internet"),
+            Risk.WRITES: N_("Changes files"),
+            Risk.DESTRUCTIVE: N_("Destructive"),
+            Risk.UNKNOWN: N_("Undeclared effects"),
         }[self]

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
 from desktop_copilot.core.provider_table import PROVIDERS, TOOL_KEYS
 from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext, ToolError, ToolResult
+from desktop_copilot.core.words import tr
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -421,10 +422,10 @@ class Shell(PydanticTool):
     """The executor's limit, past the tool's own (which stops the group and still returns the output)."""
 
     async def preview(self, args: ShellArgs, ctx: ToolContext) -> str:
-        folder = ctx.workspace if ctx.workspace is not None else "(no workspace folder)"
+        folder = ctx.workspace if ctx.workspace is not None else tr("(no workspace folder)")
         lines = args.command.split("\n")
         shown = "\n".join([f"$ {lines[0]}", *(f"  {line}" for line in lines[1:])])
-        return f"Runs in {folder}, stopped after {time_limit(args):g} s:\n{shown}"
+        return tr("Runs in {folder}, stopped after {seconds} s:").format(folder=folder, seconds=f"{time_limit(args):g}") + f"\n{shown}"
 
     async def run(self, args: ShellArgs, ctx: ToolContext) -> ToolResult:
         folder = shell_folder(ctx)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor
 
 from desktop_copilot.core.conversation.statuses import ToolCallStatus
@@ -24,12 +25,12 @@ class Badge:
 
 
 TOOL_BADGES: dict[ToolCallStatus, Badge] = {
-    ToolCallStatus.PENDING: Badge("Pending", "#57534e", "#e7e5e4"),
-    ToolCallStatus.AWAITING_APPROVAL: Badge("Needs approval", "#9a3412", "#ffedd5"),
-    ToolCallStatus.RUNNING: Badge("Running", "#1d4ed8", "#dbeafe"),
-    ToolCallStatus.DONE: Badge("Done", "#15803d", "#dcfce7"),
-    ToolCallStatus.ERROR: Badge("Error", "#b91c1c", "#fee2e2"),
-    ToolCallStatus.CANCELLED: Badge("Cancelled", "#854d0e", "#fef3c7"),
+    ToolCallStatus.PENDING: Badge(QT_TRANSLATE_NOOP("CoreMessages", "Pending"), "#57534e", "#e7e5e4"),
+    ToolCallStatus.AWAITING_APPROVAL: Badge(QT_TRANSLATE_NOOP("CoreMessages", "Needs approval"), "#9a3412", "#ffedd5"),
+    ToolCallStatus.RUNNING: Badge(QT_TRANSLATE_NOOP("CoreMessages", "Running"), "#1d4ed8", "#dbeafe"),
+    ToolCallStatus.DONE: Badge(QT_TRANSLATE_NOOP("CoreMessages", "Done"), "#15803d", "#dcfce7"),
+    ToolCallStatus.ERROR: Badge(QT_TRANSLATE_NOOP("CoreMessages", "Error"), "#b91c1c", "#fee2e2"),
+    ToolCallStatus.CANCELLED: Badge(QT_TRANSLATE_NOOP("CoreMessages", "Cancelled"), "#854d0e", "#fef3c7"),
 }
 """The light theme's status pills of a tool card."""
 

@@ -1162,8 +1162,556 @@ Let it continue?</source>
         <translation>无详细信息</translation>
     </message>
     <message>
+        <source>The reply was stopped before a decision.</source>
+        <translation>回复在作出决定前已停止。</translation>
+    </message>
+    <message>
+        <source>Stopped by the user.</source>
+        <translation>已被用户停止。</translation>
+    </message>
+    <message>
+        <source>The model declined to answer this request.</source>
+        <translation>模型拒绝回答此请求。</translation>
+    </message>
+    <message>
+        <source>Stopped after {limit} tool rounds.</source>
+        <translation>已在 {limit} 轮工具调用后停止。</translation>
+    </message>
+    <message>
+        <source>Stopped: {tool} was called {count} times in a row with the same arguments.</source>
+        <translation>已停止：{tool} 以相同参数被连续调用了 {count} 次。</translation>
+    </message>
+    <message>
+        <source>Stopped by the user. The partial reply was kept.</source>
+        <translation>已被用户停止。已保留部分回复。</translation>
+    </message>
+    <message>
+        <source>Allowed once</source>
+        <translation>已允许一次</translation>
+    </message>
+    <message>
+        <source>Allowed in this conversation</source>
+        <translation>已在此对话中允许</translation>
+    </message>
+    <message>
+        <source>Always allowed</source>
+        <translation>已始终允许</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Allowed, with a rule for calls like it</source>
+        <translation>已允许，并为类似调用添加了规则</translation>
+    </message>
+    <message>
+        <source>Read-only: ran without asking</source>
+        <translation>只读：未询问即运行</translation>
+    </message>
+    <message>
+        <source>Allowed by an earlier grant</source>
+        <translation>已按之前的授权允许</translation>
+    </message>
+    <message>
+        <source>Allowed by --yes</source>
+        <translation>已由 --yes 允许</translation>
+    </message>
+    <message>
+        <source>Blocked</source>
+        <translation>已阻止</translation>
+    </message>
+    <message>
+        <source>Allowed by a rule</source>
+        <translation>已按规则允许</translation>
+    </message>
+    <message>
+        <source>Denied by a rule</source>
+        <translation>已按规则拒绝</translation>
+    </message>
+    <message>
+        <source>it does not hold a JSON object</source>
+        <translation>其中不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{path} could not be read ({reason}) nor moved aside ({error}); no tool is allowed without asking and no rule applies until it is fixed or removed.</source>
+        <translation>无法读取 {path}（{reason}），也无法将其移到一旁（{error}）；在修复或删除该文件之前，任何工具都需要询问后才能运行，且不应用任何规则。</translation>
+    </message>
+    <message>
+        <source>{path} could not be read ({reason}). It was kept as {moved_to}; no rule or standing permission applies until you add them again (Settings ▸ Permissions, or `desktop-copilot permissions`).</source>
+        <translation>无法读取 {path}（{reason}）。该文件已保留为 {moved_to}；在你重新添加之前，不应用任何规则或长期许可（设置 ▸ 权限，或 `desktop-copilot permissions`）。</translation>
+    </message>
+    <message>
+        <source>(No preview: {error})</source>
+        <translation>（无预览：{error}）</translation>
+    </message>
+    <message>
+        <source>a rule must be an object, not {kind}</source>
+        <translation>规则必须是对象，而不是 {kind}</translation>
+    </message>
+    <message>
+        <source>{action} is not an action: use allow, ask or deny.</source>
+        <translation>{action} 不是有效的操作：请使用 allow、ask 或 deny。</translation>
+    </message>
+    <message>
+        <source>A rule needs a tool: a name (shell, write_file), mcp:SERVER/TOOL, or a glob (mcp:notes/*, *).</source>
+        <translation>规则需要指定工具：名称（shell、write_file）、mcp:SERVER/TOOL，或通配模式（mcp:notes/*、*）。</translation>
+    </message>
+    <message>
+        <source>A rule cannot contain a NUL character.</source>
+        <translation>规则不能包含 NUL 字符。</translation>
+    </message>
+    <message>
+        <source>No usable keyring: {problem}. Keys set now are kept for this session only; set {variables} in the environment instead.</source>
+        <translation>没有可用的密钥环：{problem}。现在设置的密钥只在本次会话中保留；请改为在环境变量中设置 {variables}。</translation>
+    </message>
+    <message>
+        <source>The database was upgraded; the previous version was kept at {path}.</source>
+        <translation>数据库已升级；旧版本保留在 {path}。</translation>
+    </message>
+    <message>
+        <source>{where} is a file, not a folder</source>
+        <translation>{where} 是文件，不是文件夹</translation>
+    </message>
+    <message>
+        <source>{where} is read-only</source>
+        <translation>{where} 是只读的</translation>
+    </message>
+    <message>
+        <source>the disk that holds {where} is full</source>
+        <translation>{where} 所在的磁盘已满</translation>
+    </message>
+    <message>
+        <source>The conversation database {path} cannot be opened or created ({why}): this conversation is not saved.</source>
+        <translation>无法打开或创建对话数据库 {path}（{why}）：本次对话不会被保存。</translation>
+    </message>
+    <message>
+        <source>{label} at {url} lists no model. Load or pull one there, or name one (the model picker, or `ask --model`).</source>
+        <translation>{url} 上的 {label} 没有列出任何模型。请在那里加载或拉取一个模型，或指定一个模型（模型选择器，或 `ask --model`）。</translation>
+    </message>
+    <message>
+        <source>Only your own messages can be edited.</source>
+        <translation>只能编辑你自己的消息。</translation>
+    </message>
+    <message>
+        <source>There is no reply to continue.</source>
+        <translation>没有可以继续的回复。</translation>
+    </message>
+    <message>
+        <source>Versions are kept only for saved conversations.</source>
+        <translation>只有已保存的对话才会保留版本。</translation>
+    </message>
+    <message>
+        <source>That compaction is not in effect in this conversation.</source>
+        <translation>该压缩在此对话中未生效。</translation>
+    </message>
+    <message>
+        <source>There is no message to reply to yet.</source>
+        <translation>还没有可以回复的消息。</translation>
+    </message>
+    <message>
+        <source>That message is not in this conversation.</source>
+        <translation>该消息不在此对话中。</translation>
+    </message>
+    <message>
+        <source>That assistant no longer exists.</source>
+        <translation>该助手已不存在。</translation>
+    </message>
+    <message>
+        <source>Built-in assistants cannot be changed. Duplicate one and change the copy.</source>
+        <translation>内置助手不能修改。请复制一个，然后修改副本。</translation>
+    </message>
+    <message>
+        <source>Fix or remove the file, then try again.</source>
+        <translation>请修复或删除该文件，然后重试。</translation>
+    </message>
+    <message>
+        <source>The assistants could not be saved to {path} ({error}).</source>
+        <translation>无法将助手保存到 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <source>Your assistants in {path} could not be read ({error}); only the built-in ones are shown.</source>
+        <translation>无法读取 {path} 中你的助手（{error}）；只显示内置助手。</translation>
+    </message>
+    <message>
+        <source>it is not valid JSON text</source>
+        <translation>其中不是有效的 JSON 文本</translation>
+    </message>
+    <message>
+        <source>it does not hold a list of assistants</source>
+        <translation>其中不是助手列表</translation>
+    </message>
+    <message>
+        <source>{count} of its entries are not valid</source>
+        <translation>其中有 {count} 个条目无效</translation>
+    </message>
+    <message>
+        <source>{count} of its entries is not valid</source>
+        <translation>其中有 {count} 个条目无效</translation>
+    </message>
+    <message>
+        <source>In {path}, the temperature or top-p of {names} was not a usable value; the model&apos;s default is used instead. Set it again here if you want another.</source>
+        <translation>在 {path} 中，{names} 的温度或 top-p 不是可用的值；已改用模型的默认值。如需其他值，请在此重新设置。</translation>
+    </message>
+    <message>
+        <source>Your assistants in {path} were not all used because {reason}, and the file could not be moved aside ({error}).</source>
+        <translation>{path} 中你的助手未全部使用，原因是{reason}，且该文件无法移到一旁（{error}）。</translation>
+    </message>
+    <message>
+        <source>Your assistants in {path} were not all used because {reason}. The file was kept as {aside}.</source>
+        <translation>{path} 中你的助手未全部使用，原因是{reason}。该文件已保留为 {aside}。</translation>
+    </message>
+    <message>
+        <source>it cannot be read ({error})</source>
+        <translation>它无法读取（{error}）</translation>
+    </message>
+    <message>
+        <source>it is not UTF-8 text</source>
+        <translation>它不是 UTF-8 文本</translation>
+    </message>
+    <message>
+        <source>it is not valid JSON ({error} at line {line}, column {column})</source>
+        <translation>它不是有效的 JSON（第 {line} 行第 {column} 列：{error}）</translation>
+    </message>
+    <message>
+        <source>its JSON is nested too deeply to read</source>
+        <translation>它的 JSON 嵌套过深，无法读取</translation>
+    </message>
+    <message>
+        <source>it holds an escaped character that is not Unicode text (a lone surrogate such as \ud800)</source>
+        <translation>它包含一个不是 Unicode 文本的转义字符（如 \ud800 这样的孤立代理项）</translation>
+    </message>
+    <message>
+        <source>it has invalid values ({details})</source>
+        <translation>它包含无效的值（{details}）</translation>
+    </message>
+    <message>
+        <source>{path} could not be read or moved aside, so it is not overwritten.</source>
+        <translation>{path} 无法读取或移到一旁，因此不会覆盖它。</translation>
+    </message>
+    <message>
+        <source>The settings file {path} was not used because {reason}, and it could not be moved aside ({error}). Default settings are used; fix or remove the file to save settings.</source>
+        <translation>设置文件 {path} 未被使用，原因是{reason}，且它无法移到一旁（{error}）。当前使用默认设置；请修复或删除该文件以保存设置。</translation>
+    </message>
+    <message>
+        <source>The settings file {path} was not used because {reason}. It was kept as {aside}; default settings are used.</source>
+        <translation>设置文件 {path} 未被使用，原因是{reason}。该文件已保留为 {aside}；当前使用默认设置。</translation>
+    </message>
+    <message>
+        <source>compacted {count} messages ({before} → {after} tokens)</source>
+        <translation>已压缩 {count} 条消息（{before} → {after} 个 token）</translation>
+    </message>
+    <message>
+        <source>compacted {count} messages ({before} → {after} tokens) by leaving them out of requests: the context window was full and no summary could be made ({why}). They are kept, and Undo compaction sends them again.</source>
+        <translation>已压缩 {count} 条消息（{before} → {after} 个 token），方式是不再在请求中发送它们：上下文窗口已满，且无法生成摘要（{why}）。这些消息仍会保留，“撤销压缩”会重新发送它们。</translation>
+    </message>
+    <message>
+        <source>compacted {count} messages ({before} → {after} tokens) by leaving them out of requests: the context window was full and no summary could be made. They are kept, and Undo compaction sends them again.</source>
+        <translation>已压缩 {count} 条消息（{before} → {after} 个 token），方式是不再在请求中发送它们：上下文窗口已满，且无法生成摘要。这些消息仍会保留，“撤销压缩”会重新发送它们。</translation>
+    </message>
+    <message>
+        <source>The conversation is still longer than the model&apos;s context window after its older turns were compacted ({answered}).</source>
+        <translation>压缩较早的轮次后，对话仍然超出模型的上下文窗口（{answered}）。</translation>
+    </message>
+    <message>
+        <source>The conversation is still longer than the model&apos;s context window after its older turns were compacted.</source>
+        <translation>压缩较早的轮次后，对话仍然超出模型的上下文窗口。</translation>
+    </message>
+    <message>
+        <source>The conversation is longer than the model&apos;s context window, and no older turns could be compacted ({answered}).</source>
+        <translation>对话超出了模型的上下文窗口，且没有可以压缩的较早轮次（{answered}）。</translation>
+    </message>
+    <message>
+        <source>The conversation is longer than the model&apos;s context window, and no older turns could be compacted.</source>
+        <translation>对话超出了模型的上下文窗口，且没有可以压缩的较早轮次。</translation>
+    </message>
+    <message>
+        <source>Use Compact now to summarise more of it, or New chat from a summary to go on in a new conversation; every message is kept.</source>
+        <translation>使用“立即压缩”摘要更多内容，或使用“从摘要新建对话”在新对话中继续；所有消息都会保留。</translation>
+    </message>
+    <message>
+        <source>The conversation is longer than the model&apos;s context window ({said}). Older turns are compacted into a summary and the request is sent again; if it still does not fit, use Compact now or start a new chat from a summary.</source>
+        <translation>对话超出了模型的上下文窗口（{said}）。较早的轮次会被压缩为摘要，然后重新发送请求；如果仍然放不下，请使用“立即压缩”，或从摘要新建对话。</translation>
+    </message>
+    <message>
+        <source>the summary request failed</source>
+        <translation>摘要请求失败</translation>
+    </message>
+    <message>
+        <source>the model declined to write the summary</source>
+        <translation>模型拒绝撰写摘要</translation>
+    </message>
+    <message>
+        <source>the summary came back empty</source>
+        <translation>返回的摘要为空</translation>
+    </message>
+    <message>
+        <source>the conversation has no messages to summarise</source>
+        <translation>对话中没有可以摘要的消息</translation>
+    </message>
+    <message>
+        <source>The temperature must be from 0 to {most}, not {value}. Choose a value in that range (lower gives steadier answers, higher more varied ones), or leave it out to use the model&apos;s default.</source>
+        <translation>温度必须在 0 到 {most} 之间，而不是 {value}。请在此范围内选择一个值（较低的值回答更稳定，较高的值回答更多样），或留空以使用模型的默认值。</translation>
+    </message>
+    <message>
+        <source>Top-p must be more than 0 and at most {most}, not {value}. Choose a value in that range (such as 0.9), or leave it out to use the model&apos;s default.</source>
+        <translation>Top-p 必须大于 0 且不超过 {most}，而不是 {value}。请在此范围内选择一个值（如 0.9），或留空以使用模型的默认值。</translation>
+    </message>
+    <message>
+        <source>Nothing was undone: {names} was changed after this reply wrote it; undoing would lose those changes.</source>
+        <translation>未撤销任何内容：{names} 在此回复写入后又被修改过；撤销会丢失这些修改。</translation>
+    </message>
+    <message>
+        <source>Nothing was undone: {names} were changed after this reply wrote them; undoing would lose those changes.</source>
+        <translation>未撤销任何内容：{names} 在此回复写入后又被修改过；撤销会丢失这些修改。</translation>
+    </message>
+    <message>
+        <source>No reply in this conversation changed files.</source>
+        <translation>此对话中没有回复修改过文件。</translation>
+    </message>
+    <message>
+        <source>This reply changed no files.</source>
+        <translation>此回复没有修改任何文件。</translation>
+    </message>
+    <message>
+        <source>This reply&apos;s file changes were undone already.</source>
+        <translation>此回复的文件修改已经撤销过了。</translation>
+    </message>
+    <message>
+        <source>{name}: changed since the reply wrote it (larger than {size} MB; not shown).</source>
+        <translation>{name}：在回复写入后已被修改（大于 {size} MB；不显示）。</translation>
+    </message>
+    <message>
+        <source>{name}: removed since the reply wrote it (what the reply wrote was too large to keep; not shown).</source>
+        <translation>{name}：在回复写入后已被删除（回复写入的内容太大，未保留；不显示）。</translation>
+    </message>
+    <message>
+        <source>{name}: changed since the reply wrote it (what the reply wrote was too large to keep; not shown).</source>
+        <translation>{name}：在回复写入后已被修改（回复写入的内容太大，未保留；不显示）。</translation>
+    </message>
+    <message>
+        <source>{name}: binary content changed since the reply wrote it.</source>
+        <translation>{name}：二进制内容在回复写入后已被修改。</translation>
+    </message>
+    <message>
+        <source>{name}: changed since the reply wrote it (the same text, other bytes: line endings or encoding).</source>
+        <translation>{name}：在回复写入后已被修改（文本相同，字节不同：换行符或编码）。</translation>
+    </message>
+    <message>
+        <source>The key is empty.</source>
+        <translation>密钥为空。</translation>
+    </message>
+    <message>
+        <source>The key contains spaces, line breaks or control characters; paste only the key.</source>
+        <translation>密钥包含空格、换行符或控制字符；请只粘贴密钥本身。</translation>
+    </message>
+    <message>
+        <source>The key is {size} bytes long; a keyring entry holds at most {most} bytes.</source>
+        <translation>密钥长 {size} 字节；密钥环条目最多只能保存 {most} 字节。</translation>
+    </message>
+    <message>
+        <source>no system keyring was found; on Linux, install and unlock a Secret Service such as GNOME Keyring or KWallet</source>
+        <translation>未找到系统密钥环；在 Linux 上，请安装并解锁 GNOME Keyring 或 KWallet 等 Secret Service</translation>
+    </message>
+    <message>
+        <source>not usable: {problem}</source>
+        <translation>不可用：{problem}</translation>
+    </message>
+    <message>
+        <source>{backend}, not usable: {problem}</source>
+        <translation>{backend}，不可用：{problem}</translation>
+    </message>
+    <message>
+        <source>the keyring is locked and was not unlocked (was the unlock prompt dismissed?)</source>
+        <translation>密钥环已锁定且未解锁（是否关闭了解锁提示？）</translation>
+    </message>
+    <message>
+        <source>the keyring service did not answer over D-Bus ({detail})</source>
+        <translation>密钥环服务没有通过 D-Bus 响应（{detail}）</translation>
+    </message>
+    <message>
+        <source>the keyring is switched off (keyring&apos;s null backend is configured)</source>
+        <translation>密钥环已关闭（配置了 keyring 的 null 后端）</translation>
+    </message>
+    <message>
+        <source>the configured backend {backend} keeps keys in a file, not in a system keyring</source>
+        <translation>配置的后端 {backend} 将密钥保存在文件中，而不是系统密钥环中</translation>
+    </message>
+    <message>
+        <source>No usable keyring: {problem}. The {key} is kept for this session only.</source>
+        <translation>没有可用的密钥环：{problem}。{key} 只在本次会话中保留。</translation>
+    </message>
+    <message>
+        <source>{backend} did not store the {key}: {failure}</source>
+        <translation>{backend} 未能保存 {key}：{failure}</translation>
+    </message>
+    <message>
+        <source>The {key} is stored in {backend}.</source>
+        <translation>{key} 已保存在 {backend} 中。</translation>
+    </message>
+    <message>
+        <source>{backend} did not delete the {key}: {failure}</source>
+        <translation>{backend} 未能删除 {key}：{failure}</translation>
+    </message>
+    <message>
+        <source>the keyring could not be loaded: {error}</source>
+        <translation>无法加载密钥环：{error}</translation>
+    </message>
+    <message>
+        <source>the passages are not embedded with {model} yet</source>
+        <translation>段落尚未用 {model} 生成嵌入</translation>
+    </message>
+    <message>
+        <source>{Subject} gave vectors of different lengths for {model}. Index again.</source>
+        <translation>{Subject} 为 {model} 返回了长度不一的向量。请重新索引。</translation>
+    </message>
+    <message>
+        <source>Could not reach {noun} at {url} ({failure}). Check that it is running and that the URL is right.</source>
+        <translation>无法连接 {url} 上的 {noun}（{failure}）。请检查它是否在运行，以及 URL 是否正确。</translation>
+    </message>
+    <message>
+        <source>{Subject} answered with something that is not JSON. Check the base URL {url}.</source>
+        <translation>{Subject} 返回的内容不是 JSON。请检查基础 URL {url}。</translation>
+    </message>
+    <message>
+        <source>{Subject} answered without embeddings ({error}). Check that {model} is an embedding model.</source>
+        <translation>{Subject} 的响应中没有嵌入向量（{error}）。请检查 {model} 是否为嵌入模型。</translation>
+    </message>
+    <message>
+        <source>{Subject} refused the key ({status}: {detail}).</source>
+        <translation>{Subject} 拒绝了密钥（{status}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>{Subject} has no embedding model {model} ({status}: {detail}). Pull it with `ollama pull {name}`, or check the base URL {url}.</source>
+        <translation>{Subject} 没有嵌入模型 {model}（{status}: {detail}）。请用 `ollama pull {name}` 拉取，或检查基础 URL {url}。</translation>
+    </message>
+    <message>
+        <source>{Subject} has no embedding model {model} ({status}: {detail}). Check the model name and the base URL {url}.</source>
+        <translation>{Subject} 没有嵌入模型 {model}（{status}: {detail}）。请检查模型名称和基础 URL {url}。</translation>
+    </message>
+    <message>
+        <source>{Subject} asks to wait {seconds} s before more requests ({failure}). Try again later.</source>
+        <translation>{Subject} 要求等待 {seconds} 秒后再发送请求（{failure}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>1 try</source>
+        <translation>1 次尝试</translation>
+    </message>
+    <message>
+        <source>{count} tries</source>
+        <translation>{count} 次尝试</translation>
+    </message>
+    <message>
+        <source>{Subject} kept limiting the rate of requests (429) after {tries}. Try again later.</source>
+        <translation>经过{tries}后，{Subject} 仍在限制请求速率（429）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} is busy or failing ({status}) after {tries}. Try again later.</source>
+        <translation>经过{tries}后，{Subject} 仍然繁忙或出错（{status}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The connection to {noun} at {url} failed ({failure}) after {tries}. Check that it is running.</source>
+        <translation>经过{tries}后，与 {url} 上的 {noun} 的连接仍然失败（{failure}）。请检查它是否在运行。</translation>
+    </message>
+    <message>
+        <source>Give this embedding server its key, or check the base URL.</source>
+        <translation>请为此嵌入服务器提供密钥，或检查基础 URL。</translation>
+    </message>
+    <message>
+        <source>Add the {key} in Settings (or {variable}).</source>
+        <translation>请在设置（或 {variable}）中添加 {key}。</translation>
+    </message>
+    <message>
+        <source>Check the {key} in Settings (or {variable}).</source>
+        <translation>请检查设置（或 {variable}）中的 {key}。</translation>
+    </message>
+    <message>
+        <source>the embedding server {host}</source>
+        <translation>嵌入服务器 {host}</translation>
+    </message>
+    <message>
+        <source>the source cannot be read: {error}</source>
+        <translation>无法读取该来源：{error}</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>暂无</translation>
+    </message>
+    <message>
+        <source>none is switched on</source>
+        <translation>没有已启用的来源</translation>
+    </message>
+    <message>
+        <source>indexing failed; see the log</source>
+        <translation>索引失败；请查看日志</translation>
+    </message>
+    <message>
+        <source>Something went wrong: {detail}. Details are in the log: {where}</source>
+        <translation>出现了问题：{detail}。详细信息见日志：{where}</translation>
+    </message>
+    <message>
+        <source>Something went wrong: {detail}.</source>
+        <translation>出现了问题：{detail}。</translation>
+    </message>
+    <message>
+        <source>the keyring did not give the MCP secret {entry}: {failure}</source>
+        <translation>密钥环未能提供 MCP 密钥 {entry}：{failure}</translation>
+    </message>
+    <message>
+        <source>the keyring did not store the MCP secret {entry}: {failure}</source>
+        <translation>密钥环未能保存 MCP 密钥 {entry}：{failure}</translation>
+    </message>
+    <message>
+        <source>the keyring did not delete the MCP secret {entry}: {failure}</source>
+        <translation>密钥环未能删除 MCP 密钥 {entry}：{failure}</translation>
+    </message>
+    <message>
+        <source>Nothing was read.</source>
+        <translation>未读取任何内容。</translation>
+    </message>
+    <message>
+        <source>Nothing was stored.</source>
+        <translation>未保存任何内容。</translation>
+    </message>
+    <message>
+        <source>Nothing was deleted.</source>
+        <translation>未删除任何内容。</translation>
+    </message>
+    <message>
+        <source>no keyring: secrets for MCP servers cannot be stored, read or deleted ({problem}).</source>
+        <translation>没有密钥环：无法保存、读取或删除 MCP 服务器的密钥（{problem}）。</translation>
+    </message>
+    <message>
+        <source>Install and unlock a system keyring (GNOME Keyring, KWallet, macOS Keychain or Windows Credential Manager) and try again.</source>
+        <translation>请安装并解锁系统密钥环（GNOME Keyring、KWallet、macOS 钥匙串或 Windows 凭据管理器），然后重试。</translation>
+    </message>
+    <message>
+        <source>give either a command (a local server) or a url (a remote server)</source>
+        <translation>请提供 command（本地服务器）或 url（远程服务器）其中之一</translation>
+    </message>
+    <message>
+        <source>the url must start with http:// or https://</source>
+        <translation>url 必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>unknown provider {provider}; known providers: {known}</source>
+        <translation>未知的提供方 {provider}；已知的提供方：{known}</translation>
+    </message>
+    <message>
         <source>The API reported an error mid-reply ({kind}: {detail}).</source>
         <translation>API 在回复中途报告了错误（{kind}: {detail}）。</translation>
+    </message>
+    <message>
+        <source>Claude declined to answer this request (policy category: {category}).</source>
+        <translation>Claude 拒绝回答此请求（政策类别：{category}）。</translation>
+    </message>
+    <message>
+        <source>Claude declined to answer this request.</source>
+        <translation>Claude 拒绝回答此请求。</translation>
+    </message>
+    <message>
+        <source>The request is left out of later turns of this conversation; rephrase it or start anew.</source>
+        <translation>此请求不会包含在本对话之后的轮次中；请换个说法，或重新开始。</translation>
     </message>
     <message>
         <source>{name}: {where} takes no images. Choose a model that sees images, or describe the image in words.</source>
@@ -1214,6 +1762,30 @@ Let it continue?</source>
         <translation>{vendor} API 在回复中途报告了错误（{what}）。</translation>
     </message>
     <message>
+        <source>The provider&apos;s content filter stopped this reply.</source>
+        <translation>提供方的内容过滤器中止了此回复。</translation>
+    </message>
+    <message>
+        <source>The provider ran out of capacity and cut this reply short. Retry in a little while.</source>
+        <translation>提供方的容量不足，提前截断了此回复。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s model failed while writing this reply. Retry in a little while.</source>
+        <translation>提供方的模型在撰写此回复时出错。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>{Subject} did not answer within {seconds} s. The server may be overloaded or unreachable; Retry, or check the connection and the base URL.</source>
+        <translation>{Subject} 在 {seconds} 秒内没有响应。服务器可能过载或无法访问；请重试，或检查网络连接和基础 URL。</translation>
+    </message>
+    <message>
+        <source>{Subject} began its response but sent nothing for {seconds} s, so the app stopped waiting. Retry in a little while.</source>
+        <translation>{Subject} 已开始响应，但 {seconds} 秒内没有发送任何内容，因此应用停止了等待。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The reply from {noun} stalled: nothing arrived for {seconds} s, so the app stopped waiting. The partial reply was kept; Continue picks it up.</source>
+        <translation>来自 {noun} 的回复停滞了：{seconds} 秒内没有收到任何内容，因此应用停止了等待。已保留部分回复；“继续”可以接着写下去。</translation>
+    </message>
+    <message>
         <source>stream chunk</source>
         <translation>流数据块</translation>
     </message>
@@ -1236,6 +1808,118 @@ Let it continue?</source>
     <message>
         <source>Gemini is overloaded or failing ({status}: {detail}). Retry in a little while.</source>
         <translation>Gemini 过载或出现故障（{status}: {detail}）。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>its safety filters</source>
+        <translation>其安全过滤器</translation>
+    </message>
+    <message>
+        <source>its recitation check (the answer would repeat a source too closely)</source>
+        <translation>其复述检查（回答与某个来源过于相近）</translation>
+    </message>
+    <message>
+        <source>its prohibited-content policy</source>
+        <translation>其违禁内容政策</translation>
+    </message>
+    <message>
+        <source>a blocklist of terms</source>
+        <translation>词语屏蔽列表</translation>
+    </message>
+    <message>
+        <source>its check for sensitive personal information</source>
+        <translation>其敏感个人信息检查</translation>
+    </message>
+    <message>
+        <source>its image safety filters</source>
+        <translation>其图片安全过滤器</translation>
+    </message>
+    <message>
+        <source>its prohibited-content policy for images</source>
+        <translation>其图片违禁内容政策</translation>
+    </message>
+    <message>
+        <source>its recitation check for images</source>
+        <translation>其图片复述检查</translation>
+    </message>
+    <message>
+        <source>Model Armor</source>
+        <translation>Model Armor</translation>
+    </message>
+    <message>
+        <source>its jailbreak detection</source>
+        <translation>其越狱检测</translation>
+    </message>
+    <message>
+        <source>Gemini produced a malformed function call and stopped</source>
+        <translation>Gemini 生成了格式错误的函数调用并停止了</translation>
+    </message>
+    <message>
+        <source>Gemini called a function that was not offered and stopped</source>
+        <translation>Gemini 调用了未提供的函数并停止了</translation>
+    </message>
+    <message>
+        <source>Gemini made too many tool calls in one reply and stopped</source>
+        <translation>Gemini 在一次回复中调用了过多工具并停止了</translation>
+    </message>
+    <message>
+        <source>Gemini refused the history because a thought signature was missing</source>
+        <translation>Gemini 因缺少思考签名而拒绝了对话历史</translation>
+    </message>
+    <message>
+        <source>Gemini produced a malformed response</source>
+        <translation>Gemini 生成了格式错误的响应</translation>
+    </message>
+    <message>
+        <source>Gemini stopped because the request is in a language it does not support</source>
+        <translation>Gemini 停止了，因为请求使用了它不支持的语言</translation>
+    </message>
+    <message>
+        <source>its policies ({reason})</source>
+        <translation>其政策（{reason}）</translation>
+    </message>
+    <message>
+        <source>Gemini declined to answer: the request was blocked by {why}.</source>
+        <translation>Gemini 拒绝回答：请求被{why}拦截。</translation>
+    </message>
+    <message>
+        <source>Gemini declined to answer: the reply was stopped by {why}.</source>
+        <translation>Gemini 拒绝回答：回复被{why}中止。</translation>
+    </message>
+    <message>
+        <source>Gemini stopped the reply for a reason it did not explain ({reason})</source>
+        <translation>Gemini 因未说明的原因停止了回复（{reason}）</translation>
+    </message>
+    <message>
+        <source>{what} ({message}).</source>
+        <translation>{what}（{message}）。</translation>
+    </message>
+    <message>
+        <source>{what}.</source>
+        <translation>{what}。</translation>
+    </message>
+    <message>
+        <source>The partial reply was kept; try again or rephrase the request.</source>
+        <translation>已保留部分回复；请重试，或换个说法提出请求。</translation>
+    </message>
+    <message>
+        <source>The stream ended before Gemini said the reply was finished</source>
+        <translation>在 Gemini 表示回复完成之前，数据流就结束了</translation>
+    </message>
+    <message>
+        <source>{what}. The partial reply was kept.</source>
+        <translation>{what}。已保留部分回复。</translation>
+    </message>
+    <message>
+        <source>{label} did not answer within {seconds} s. Check the connection and the base URL.</source>
+        <translation>{label} 在 {seconds} 秒内没有响应。请检查网络连接和基础 URL。</translation>
+    </message>
+    <message>
+        <source>{label} gave an unexpected answer ({kind}: {error}).</source>
+        <translation>{label} 返回了意外的响应（{kind}: {error}）。</translation>
+    </message>
+    <message>
+        <source>Key works — {count} models available.</source>
+        <translation>密钥有效——有 {count} 个可用模型。</translation>
     </message>
     <message>
         <source>line</source>
@@ -1306,6 +1990,110 @@ Let it continue?</source>
         <translation>{Subject} 未能应答（{status}: {detail}）。请稍后重试。</translation>
     </message>
     <message>
+        <source>Embedded {count} passages with {model} ({cached} already embedded).</source>
+        <translation>已用 {model} 为 {count} 个段落生成嵌入（{cached} 个已有嵌入）。</translation>
+    </message>
+    <message>
+        <source>Passages were not embedded: {error}. Searches use words only until they are.</source>
+        <translation>段落未生成嵌入：{error}。在生成之前，搜索只按词语匹配。</translation>
+    </message>
+    <message>
+        <source>Wait until every answer has ended (or stop them), then pick one.</source>
+        <translation>请等待所有回答结束（或停止它们），然后再选择一个。</translation>
+    </message>
+    <message>
+        <source>That model has no answer to continue with.</source>
+        <translation>该模型没有可以继续的回答。</translation>
+    </message>
+    <message>
+        <source>The file is not JSON ({error}). Choose a file made by Export → JSON.</source>
+        <translation>该文件不是 JSON（{error}）。请选择通过“导出 → JSON”生成的文件。</translation>
+    </message>
+    <message>
+        <source>The export is damaged: it holds the number {number}, which JSON does not allow.</source>
+        <translation>导出文件已损坏：其中包含 JSON 不允许的数字 {number}。</translation>
+    </message>
+    <message>
+        <source>The file is nested too deeply to be an export. Choose a file made by Export → JSON.</source>
+        <translation>该文件嵌套过深，不可能是导出文件。请选择通过“导出 → JSON”生成的文件。</translation>
+    </message>
+    <message>
+        <source>This is not a Desktop Copilot export. Choose a file made by Export → JSON.</source>
+        <translation>这不是 Desktop Copilot 的导出文件。请选择通过“导出 → JSON”生成的文件。</translation>
+    </message>
+    <message>
+        <source>The export is damaged: its version is not a whole number.</source>
+        <translation>导出文件已损坏：其版本号不是整数。</translation>
+    </message>
+    <message>
+        <source>The export was made by a newer Desktop Copilot; update the app to import it.</source>
+        <translation>该导出文件由更新版本的 Desktop Copilot 生成；请更新应用后再导入。</translation>
+    </message>
+    <message>
+        <source>The export is damaged: its &quot;conversations&quot; is not a list.</source>
+        <translation>导出文件已损坏：其中的 &quot;conversations&quot; 不是列表。</translation>
+    </message>
+    <message>
+        <source>The export is damaged: {count} problems, first: {first}.</source>
+        <translation>导出文件已损坏：共 {count} 个问题，第一个：{first}。</translation>
+    </message>
+    <message>
+        <source>The export is damaged: it holds an escaped character that is not Unicode text.</source>
+        <translation>导出文件已损坏：其中包含一个不是 Unicode 文本的转义字符。</translation>
+    </message>
+    <message>
+        <source>The export is damaged: the message {id} appears twice.</source>
+        <translation>导出文件已损坏：消息 {id} 出现了两次。</translation>
+    </message>
+    <message>
+        <source>The export cannot be imported: its message {id} is already stored in another conversation.</source>
+        <translation>无法导入该导出文件：其中的消息 {id} 已保存在另一个对话中。</translation>
+    </message>
+    <message>
+        <source>The conversation database cannot be written: {detail}</source>
+        <translation>无法写入对话数据库：{detail}</translation>
+    </message>
+    <message>
+        <source>The conversation database was damaged ({detail}). It was kept at {kept_at} and a new one was started.</source>
+        <translation>对话数据库已损坏（{detail}）。旧文件已保留在 {kept_at}，并已新建一个数据库。</translation>
+    </message>
+    <message>
+        <source>damaged ({problem}) and could not be moved aside: {error}</source>
+        <translation>已损坏（{problem}），且无法移到一旁：{error}</translation>
+    </message>
+    <message>
+        <source>Built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>Read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>Reaches the internet</source>
+        <translation>访问互联网</translation>
+    </message>
+    <message>
+        <source>Changes files</source>
+        <translation>修改文件</translation>
+    </message>
+    <message>
+        <source>Destructive</source>
+        <translation>破坏性</translation>
+    </message>
+    <message>
+        <source>Undeclared effects</source>
+        <translation>未声明的影响</translation>
+    </message>
+    <message>
+        <source>(no workspace folder)</source>
+        <translation>（无工作区文件夹）</translation>
+    </message>
+    <message>
+        <source>Runs in {folder}, stopped after {seconds} s:</source>
+        <translation>在 {folder} 中运行，{seconds} 秒后停止：</translation>
+    </message>
+    <message>
         <source>{Subject} answered {status}: {detail}</source>
         <translation>{Subject} 返回 {status}: {detail}</translation>
     </message>
@@ -1358,6 +2146,14 @@ Let it continue?</source>
         <translation>{Subject} 对 {url} 的应答不是 JSON（“{excerpt}”）。请在 设置 ▸ 服务商 中检查基础 URL。</translation>
     </message>
     <message>
+        <source>The model wrote a tool call as text that could not be read ({tag} with {reason}), so it did not run.</source>
+        <translation>模型以文本形式写出的工具调用无法读取（{tag}：{reason}），因此没有运行。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s reply ended inside a tool call written as text ({tag} was never closed), so it did not run.</source>
+        <translation>模型的回复在以文本形式写出的工具调用中途结束（{tag} 未闭合），因此没有运行。</translation>
+    </message>
+    <message>
         <source>No key is stored for {name!r}. Run `desktop-copilot keys set {name}` or add it in Settings.</source>
         <translation>未存储 {name!r} 的密钥。请运行 `desktop-copilot keys set {name}` 或在设置中添加。</translation>
     </message>
@@ -1368,73 +2164,6 @@ Let it continue?</source>
     <message>
         <source>No {label} is configured. Get one at {url}, then run `desktop-copilot keys set {name}` or set the {env_var} environment variable.</source>
         <translation>尚未配置{label}。请在 {url} 获取，然后运行 `desktop-copilot keys set {name}`，或设置环境变量 {env_var}。</translation>
-    </message>
-</context>
-<context>
-    <name>CoreWords</name>
-    <message>
-        <source>Read-only</source>
-        <translation>只读</translation>
-    </message>
-    <message>
-        <source>Reaches the internet</source>
-        <translation>访问互联网</translation>
-    </message>
-    <message>
-        <source>Changes files</source>
-        <translation>修改文件</translation>
-    </message>
-    <message>
-        <source>Destructive</source>
-        <translation>破坏性</translation>
-    </message>
-    <message>
-        <source>Undeclared effects</source>
-        <translation>未声明的影响</translation>
-    </message>
-    <message>
-        <source>Built-in</source>
-        <translation>内置</translation>
-    </message>
-    <message>
-        <source>Allowed once</source>
-        <translation>已允许一次</translation>
-    </message>
-    <message>
-        <source>Allowed in this conversation</source>
-        <translation>已在此对话中允许</translation>
-    </message>
-    <message>
-        <source>Always allowed</source>
-        <translation>已始终允许</translation>
-    </message>
-    <message>
-        <source>Denied</source>
-        <translation>已拒绝</translation>
-    </message>
-    <message>
-        <source>Read-only: ran without asking</source>
-        <translation>只读：未询问即运行</translation>
-    </message>
-    <message>
-        <source>Allowed by an earlier grant</source>
-        <translation>已按之前的授权允许</translation>
-    </message>
-    <message>
-        <source>Allowed by a rule</source>
-        <translation>已按规则允许</translation>
-    </message>
-    <message>
-        <source>Denied by a rule</source>
-        <translation>已按规则拒绝</translation>
-    </message>
-    <message>
-        <source>Allowed by --yes</source>
-        <translation>已由 --yes 允许</translation>
-    </message>
-    <message>
-        <source>Blocked</source>
-        <translation>已阻止</translation>
     </message>
     <message>
         <source>Pending</source>
@@ -1459,14 +2188,6 @@ Let it continue?</source>
     <message>
         <source>Cancelled</source>
         <translation>已取消</translation>
-    </message>
-    <message>
-        <source>{provider} API key</source>
-        <translation>{provider} API 密钥</translation>
-    </message>
-    <message>
-        <source>Allowed, with a rule for calls like it</source>
-        <translation>已允许，并为类似调用添加了规则</translation>
     </message>
 </context>
 <context>

@@ -222,7 +222,10 @@ def test_the_core_scan_reads_the_markers(tmp_path):
     assert marked_strings(sample) == [(1, "Marked"), (2, "{n} files")]
 
 
-USER_FACING_ERRORS = ("AttachmentError", "McpConfigError", "McpNameError", "KnowledgeError", "MissingKeyError", "ProviderError")
+USER_FACING_ERRORS = ("AttachmentError", "McpConfigError", "McpNameError", "KnowledgeError", "MissingKeyError", "ProviderError",
+                      "EmbeddingError", "SummaryFailedError", "RuleError", "KeyValueError", "KeyStoreError", "SecretStoreError",
+                      "NothingToDoError", "NothingToUndoError", "MissingModelError", "AssistantError", "SettingsError",
+                      "ExportFormatError", "GenerationOptionError", "UnknownProviderError")
 """Exceptions of the core whose message the window shows as it is: a literal in one must be marked."""
 
 

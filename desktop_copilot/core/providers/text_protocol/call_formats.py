@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from desktop_copilot.core.conversation.clean_values import clean_json, clean_text
+from desktop_copilot.core.words import tr
 
 Form = Literal["hermes", "minimax", "invoke", "json"]
 """How a call was written: `<tool_call>{json}</tool_call>`, `<minimax:tool_call><invoke …>` (or `<invoke>` inside a
@@ -34,11 +35,12 @@ class UnreadableCall(ValueError):
 
 
 def unreadable_sentence(tag: str, reason: str) -> str:
-    return f"The model wrote a tool call as text that could not be read ({tag} with {reason}), so it did not run."
+    return tr("The model wrote a tool call as text that could not be read ({tag} with {reason}), so it did not run.").format(
+        tag=tag, reason=reason)
 
 
 def unfinished_sentence(tag: str) -> str:
-    return f"The model's reply ended inside a tool call written as text ({tag} was never closed), so it did not run."
+    return tr("The model's reply ended inside a tool call written as text ({tag} was never closed), so it did not run.").format(tag=tag)
 
 
 def json_calls(body: str, form: Form, *, only_call_keys: bool = False) -> list[TextCall]:

@@ -59,7 +59,6 @@ LIKE_PROMPTS = {
 }
 LIKE_PATTERN_CHARS = 28
 """A pattern longer than this is shortened on the button (the prompt shows it whole)."""
-QT_TRANSLATE_NOOP("CoreWords", "Allowed, with a rule for calls like it")  # core/approval/decisions.py DECISION_LABELS
 REASON_MAX = 2000
 """Characters of a denial reason sent to the model at most."""
 
