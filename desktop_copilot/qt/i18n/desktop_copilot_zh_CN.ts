@@ -177,6 +177,23 @@
     </message>
 </context>
 <context>
+    <name>ApprovalKeys</name>
+    <message>
+        <source>{tool} waits for your approval. {button}, button {number} of {count}. Enter presses it, Esc denies the call.</source>
+        <translation>{tool} 等待你的批准。{button}，第 {number} 个按钮，共 {count} 个。按 Enter 执行，按 Esc 拒绝此调用。</translation>
+    </message>
+    <message>
+        <source>A tool call waits for your approval: {tools}. Tab moves to its buttons.</source>
+        <translation>有一个工具调用等待你的批准：{tools}。按 Tab 移到它的按钮。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool calls wait for your approval: {tools}. Tab moves to their buttons.</source>
+        <translation>
+            <numerusform>有 %n 个工具调用等待你的批准：{tools}。按 Tab 移到它们的按钮。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ApprovalsIndicator</name>
     <message numerus="yes">
         <source>⏸ %n waiting for approval</source>
@@ -4170,8 +4187,8 @@ Let it continue?</source>
         <translation>此请求被拒绝。</translation>
     </message>
     <message>
-        <source>The model stopped without answering (stop reason: refusal).</source>
-        <translation>模型未作回答即停止（停止原因：拒绝）。</translation>
+        <source>Edit and resend puts your message back in the composer to rephrase it.</source>
+        <translation>“编辑并重新发送”会把你的消息放回输入框，以便改写。</translation>
     </message>
     <message>
         <source>This reply was interrupted.</source>
@@ -4184,6 +4201,10 @@ Let it continue?</source>
     <message>
         <source>The text received so far is kept.</source>
         <translation>已保留目前收到的文本。</translation>
+    </message>
+    <message>
+        <source>Nothing of the reply arrived; Retry asks again.</source>
+        <translation>回复一点也没有收到；“重试”会重新请求。</translation>
     </message>
     <message>
         <source>Retry</source>
@@ -4678,6 +4699,10 @@ Let it continue?</source>
         <translation>在对话列表中</translation>
     </message>
     <message>
+        <source>On a tool call waiting for approval</source>
+        <translation>在等待批准的工具调用上</translation>
+    </message>
+    <message>
         <source>Send the message</source>
         <translation>发送消息</translation>
     </message>
@@ -4708,6 +4733,22 @@ Let it continue?</source>
     <message>
         <source>Delete the conversation</source>
         <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Move to its buttons from the message box</source>
+        <translation>从消息框移到它的按钮</translation>
+    </message>
+    <message>
+        <source>Next or previous button</source>
+        <translation>下一个或上一个按钮</translation>
+    </message>
+    <message>
+        <source>Press the button with the focus</source>
+        <translation>按下有焦点的按钮</translation>
+    </message>
+    <message>
+        <source>Deny the call</source>
+        <translation>拒绝此调用</translation>
     </message>
     <message>
         <source>Window</source>
