@@ -49,6 +49,10 @@ def _block(message: Message, index: int, kind: type):
 
 def accumulate(message: Message, event: ev.Event) -> Message:
     """Apply `event` to `message` and return it."""
+    if isinstance(event, ev.TextDelta):  # most events: checked before the match tries each kind in turn
+        _add_text(message, event.index, event.text)
+        message.revision += 1
+        return message
     match event:
         case ev.Start(model=model):
             message.status = MessageStatus.STREAMING
@@ -56,12 +60,6 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                 message.model = clean_text(model)
         case ev.TextStart(index=i):
             _place(message, i, TextBlock())
-        case ev.TextDelta(index=i, text=text):
-            block = _block(message, i, TextBlock)
-            if block is None:
-                block = TextBlock()
-                _place(message, i, block)
-            block.text = _grown(block, "text", clean_text(text))
         case ev.TextCitation(index=i, citation=citation):
             block = _block(message, i, TextBlock)
             if block is not None:
@@ -128,6 +126,15 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                     block.approval = approval.model_copy()
     message.revision += 1
     return message
+
+
+def _add_text(message: Message, index: int, text: str) -> None:
+    """A text delta: the text block at `index` grows (one is placed there when it is missing)."""
+    block = _block(message, index, TextBlock)
+    if block is None:
+        block = TextBlock()
+        _place(message, index, block)
+    block.text = _grown(block, "text", clean_text(text))
 
 
 def _grown(block, field: str, addition: str) -> str:
