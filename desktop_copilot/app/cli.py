@@ -53,8 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if all(arg == DEBUG_FLAG for arg in argv):  # the window: no command parser to build (it imports every command)
         return _open_window(argv)
+    if program:
+        gc.disable()  # until the commands' modules are in: see _settle_imports
     parser = build_parser()
     args = parser.parse_args(argv)
+    if program:
+        _settle_imports()
     from desktop_copilot.core.logs.logging_setup import configure_logging, level_from, log_shutdown, log_startup
     from desktop_copilot.core.config.paths import AppPaths
 
@@ -73,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         log_shutdown(args.command, code)
         if program:
             _freeze_for_exit()
+
+
+def _settle_imports() -> None:
+    """The commands' modules are imported, with the collector paused: what importing makes (classes, functions,
+    schemas, and the cycles among them) lives as long as the process, so collections while it grows would find
+    nothing to free. It goes to the collector's permanent generation, and no later collection walks it again."""
+    gc.freeze()
+    gc.enable()
 
 
 def _freeze_for_exit() -> None:
