@@ -237,8 +237,10 @@ APP_CODE = """
 import json, sys, time
 out, provider, profile = sys.argv[1], sys.argv[2], sys.argv[3]
 from desktop_copilot.app import cli, ask, ask_approval  # what the run imports on first use: done before the timing
-from desktop_copilot.core import bootstrap, chat
+from desktop_copilot.core import bootstrap, chat, context_keeper
 from desktop_copilot.core.content import attachments
+from desktop_copilot.core.context import budget, summary
+from desktop_copilot.core.knowledge import library
 from desktop_copilot.core.providers import factory, request_log, stream_reader, streaming
 from desktop_copilot.core.tools.builtin import builtin_registry
 import importlib, keyring

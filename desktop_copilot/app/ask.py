@@ -15,6 +15,7 @@ from desktop_copilot.core.config.app_config import MAX_TOKENS_ENV, AppConfig, mo
 from desktop_copilot.app.ask_generation import add_generation_arguments, apply_generation_options
 from desktop_copilot.core.context.compaction import compaction_notice
 from desktop_copilot.core.conversation.models import Conversation, Message, ToolCallStatus
+from desktop_copilot.core.conversation.statuses import Role
 from desktop_copilot.core.provider_table import PROVIDERS, UnknownProviderError, provider_spec
 
 EXIT_OK = 0
@@ -318,12 +319,12 @@ def _choose_tools(runtime, conversation: Conversation, names: list[str]) -> str 
 def note_knowledge_sources(session, err: TextIO) -> None:
     """After a reply that searched the knowledge sources: the passages it cites (all it found when it cites none), each
     with its file and location, as the window shows them under the reply."""
-    from desktop_copilot.core.conversation.statuses import Role
+    reply = last_reply(session)
+    if not any(message.tool_calls for message in reply):  # passages come only from a search the reply called
+        return
     from desktop_copilot.core.knowledge.citing import reply_sources
 
-    messages = session.conversation.messages
-    last_user = max((i for i, m in enumerate(messages) if m.role is Role.USER), default=-1)
-    sources = reply_sources(messages[last_user + 1:])
+    sources = reply_sources(reply)
     if sources is None:
         return
     err.write("sources:\n" if sources.cited else "passages found:\n")
@@ -334,23 +335,27 @@ def note_knowledge_sources(session, err: TextIO) -> None:
 
 def note_file_changes(session, err: TextIO) -> None:
     """After a reply that changed workspace files (and kept them for undo): how to undo it."""
-    if session.store is None:
+    reply = last_reply(session)
+    if session.store is None or not any(message.tool_calls for message in reply):  # only a tool call changes files
         return
     import sqlite3
 
-    from desktop_copilot.core.conversation.statuses import Role
     from desktop_copilot.core.file_undo import reply_files
 
-    messages = session.conversation.messages
-    last_user = max((i for i, m in enumerate(messages) if m.role is Role.USER), default=-1)
-    reply = [m.id for m in messages[last_user + 1:]]
     try:
-        count = len(reply_files(session.store.connection, session.conversation.id, reply)) if reply else 0
+        count = len(reply_files(session.store.connection, session.conversation.id, [m.id for m in reply]))
     except sqlite3.Error:  # a note only: the reply itself is in
         return
     if count:
         err.write(f"note: this reply changed {count} file{'s' * (count != 1)}; undo with `desktop-copilot undo --last`\n")
         err.flush()
+
+
+def last_reply(session) -> list[Message]:
+    """The messages after the conversation's last user message: the reply this run gave."""
+    messages = session.conversation.messages
+    last_user = max((i for i, m in enumerate(messages) if m.role is Role.USER), default=-1)
+    return messages[last_user + 1:]
 
 
 def mcp_problems(runtime) -> list[str]:

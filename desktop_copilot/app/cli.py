@@ -5,6 +5,7 @@ Each command logs to the profile's log file (`--debug` or DESKTOP_COPILOT_LOG=de
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 
@@ -47,11 +48,17 @@ def _accept_debug_anywhere(commands: argparse._SubParsersAction) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command `argv` names (None: the program's own arguments, and the process ends when this returns)."""
+    program = argv is None
     argv = sys.argv[1:] if argv is None else argv
     if all(arg == DEBUG_FLAG for arg in argv):  # the window: no command parser to build (it imports every command)
         return _open_window(argv)
+    if program:
+        gc.disable()  # until the commands' modules are in: see _settle_imports
     parser = build_parser()
     args = parser.parse_args(argv)
+    if program:
+        _settle_imports()
     from desktop_copilot.core.logs.logging_setup import configure_logging, level_from, log_shutdown, log_startup
     from desktop_copilot.core.config.paths import AppPaths
 
@@ -68,6 +75,24 @@ def main(argv: list[str] | None = None) -> int:
         raise  # and Python prints it, as before
     finally:
         log_shutdown(args.command, code)
+        if program:
+            _freeze_for_exit()
+
+
+def _settle_imports() -> None:
+    """The commands' modules are imported, with the collector paused: what importing makes (classes, functions,
+    schemas, and the cycles among them) lives as long as the process, so collections while it grows would find
+    nothing to free. It goes to the collector's permanent generation, and no later collection walks it again."""
+    gc.freeze()
+    gc.enable()
+
+
+def _freeze_for_exit() -> None:
+    """The command has run and the process exits next: what is still alive goes to the collector's permanent
+    generation, so the exit does not walk every module's objects and their cycles only to free memory the system
+    takes back whole (40-70 ms of CPU, a tenth of a short `ask`). Nothing is lost: files, connections and clients
+    are closed by their owners before this, the log by logging's own exit handler."""
+    gc.freeze()
 
 
 def _open_window(argv: list[str]) -> int:

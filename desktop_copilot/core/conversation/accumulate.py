@@ -54,6 +54,10 @@ _GROWING = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate, ev
 
 def accumulate(message: Message, event: ev.Event) -> Message:
     """Apply `event` to `message` and return it."""
+    if isinstance(event, ev.TextDelta):  # most events: checked before the match tries each kind in turn
+        _add_text(message, event.index, event.text)
+        message.revision += 1
+        return message
     if not isinstance(event, _GROWING):
         message.settle()
     match event:
@@ -63,11 +67,6 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                 message.model = clean_text(model)
         case ev.TextStart(index=i):
             _place(message, i, TextBlock())
-        case ev.TextDelta(index=i, text=text):
-            if _block(message, i, TextBlock) is None:
-                message.settle()
-                _place(message, i, TextBlock())
-            message.grow(i, "text", clean_text(text))
         case ev.TextCitation(index=i, citation=citation):
             block = _block(message, i, TextBlock)
             if block is not None:
@@ -132,6 +131,14 @@ def accumulate(message: Message, event: ev.Event) -> Message:
                     block.approval = approval.model_copy()
     message.revision += 1
     return message
+
+
+def _add_text(message: Message, index: int, text: str) -> None:
+    """A text delta: the text block at `index` grows, kept in pieces (one is placed there when it is missing)."""
+    if _block(message, index, TextBlock) is None:
+        message.settle()
+        _place(message, index, TextBlock())
+    message.grow(index, "text", clean_text(text))
 
 
 def _tail(output: str) -> str:

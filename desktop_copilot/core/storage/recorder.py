@@ -22,6 +22,7 @@ WRITE_INTERVAL = 0.25
 WRITTEN_LATER = (*ev.DELTA_EVENTS, ev.TextEnd, ev.ThinkingEnd)
 """Events written with the next write, as deltas are: they change nothing a crash could lose but the text's end
 (a long reply is not written once more per block that ends, just before the write that finishes it)."""
+_WRITTEN_LATER_TYPES = frozenset(WRITTEN_LATER)
 
 
 class WriteThrottle:
@@ -71,6 +72,10 @@ class StoreRecorder:
     def record(self, event: ev.Event) -> None:
         if self.store is None:
             return
+        if type(event) in _WRITTEN_LATER_TYPES:  # most events: the message is marked changed, the write comes later
+            self._changed(event.message_id)
+            self.throttle.delta()
+            return
         if isinstance(event, ev.MessageCreated):
             self._positions[event.message.id] = self._position(event.message)
             self.store.save_conversation(self.conversation)
@@ -83,13 +88,16 @@ class StoreRecorder:
         if isinstance(event, ev.CompactionUndone):
             self._save_compaction(event.compaction_id)
             return
-        message = self._find(event.message_id)
-        if message is not None:
-            self._dirty[message.id] = message
+        self._changed(event.message_id)
         if isinstance(event, WRITTEN_LATER):
             self.throttle.delta()
         else:
             self.flush()
+
+    def _changed(self, message_id: str) -> None:
+        """The message `message_id` is written with the next write (nothing when it is not in the conversation)."""
+        if message_id not in self._dirty and (message := self._find(message_id)) is not None:
+            self._dirty[message.id] = message
 
     def flush(self) -> None:
         """Write every message changed since the last write, now."""
