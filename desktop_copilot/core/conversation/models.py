@@ -199,9 +199,10 @@ class Message(BaseModel):
     def grow(self, index: int, field: str, piece: str) -> None:
         """Add `piece` to the text `field` of block `index` without copying that text (a 2 MB reply grown in place
         cost 0.25 ms a delta): it is kept as a piece until the text is next read as a whole (`settle`)."""
-        pieces = self._growing.get((index, field))
+        growing = self.__pydantic_private__["_growing"]  # a slot: `self._growing` goes through pydantic's __getattr__
+        pieces = growing.get((index, field))
         if pieces is None:
-            self._growing[(index, field)] = [getattr(self.blocks[index], field), piece]
+            growing[(index, field)] = [getattr(self.blocks[index], field), piece]
         else:
             pieces.append(piece)
 
@@ -209,10 +210,11 @@ class Message(BaseModel):
         """Join the pieces of the texts still growing into their blocks; nothing to do when none is. Whoever reads a
         streaming message's texts calls it first: the transcript model when it re-segments the message (once a frame),
         the store when it takes a row, `text`, and `accumulate` before any event that is not a delta."""
-        if self._growing:
-            for (index, field), pieces in self._growing.items():
+        growing = self.__pydantic_private__["_growing"]
+        if growing:
+            for (index, field), pieces in growing.items():
                 setattr(self.blocks[index], field, "".join(pieces))
-            self._growing.clear()
+            growing.clear()
         return self
 
     @model_serializer(mode="wrap")
