@@ -36,20 +36,20 @@ SIGNAL_POLL_MS = 300
 EXIT_AFTER_SHOW_ENV = "DESKTOP_COPILOT_EXIT_AFTER_SHOW"
 
 
-def create_main_window(runtime: Runtime, store: Store | None, conversation: Conversation | None = None) -> MainWindow:
+def create_main_window(runtime: Runtime, store: Store, conversation: Conversation | None = None) -> MainWindow:
     """The composed window (controller, model, session); tests call this with a loopback runtime."""
     window = MainWindow()
     attach_session(window, runtime, store, conversation)
     return window
 
 
-def attach_session(window: MainWindow, runtime: Runtime, store: Store | None, conversation: Conversation | None = None) -> None:
+def attach_session(window: MainWindow, runtime: Runtime, store: Store, conversation: Conversation | None = None) -> None:
     """Builds `window`'s parts around a new controller and session (its menus include File ▸ Settings…, Ctrl+,).
     Without `conversation` it shows the one open when the window last closed, else the most recent stored one,
     opened lazily (a 10,000-message conversation shows at once), or a new one."""
     session = ChatSession(runtime, conversation or Conversation(), store)
     window.attach(ChatController(session, TranscriptModel()))
-    if conversation is None and store is not None and (reopened := conversation_to_reopen(runtime, store)):
+    if conversation is None and (reopened := conversation_to_reopen(runtime, store)):
         window.history.open(reopened)
 
 

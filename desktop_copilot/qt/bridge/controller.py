@@ -26,7 +26,7 @@ from desktop_copilot.core.storage.health import StorageProblem, StorageUnavailab
 from desktop_copilot.qt.bridge.approval_desk import ApprovalDesk
 from desktop_copilot.qt.bridge.conversation_run import ConversationRun, HeldNews
 from desktop_copilot.qt.bridge.side_by_side_runs import SideBySideRuns
-from desktop_copilot.qt.transcript.model import TranscriptModel, catalog_label
+from desktop_copilot.qt.transcript.model import TranscriptModel
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,8 @@ class ChatController(QObject):
     or the outcome of its run that ended ("completed", "stopped", "failed", …; detail: the loop's words)."""
 
     def __init__(self, session: ChatSession, model: TranscriptModel, parent: QObject | None = None) -> None:
+        """`session` has its store: the window always has one (kept in memory when the database file cannot be
+        opened, core.bootstrap.open_store); a ChatSession without one (`ask --no-save`) never reaches the controller."""
         super().__init__(parent)
         self.session = session
         self.model = model
@@ -93,14 +95,12 @@ class ChatController(QObject):
         self._adopt(session)
         model.provider_label = self.provider_label
         model.set_messages(session.conversation.messages, session.conversation.compactions, self.origin_of(session.conversation))
-        store = getattr(session, "store", None)  # a session without a store saves nothing (tests' scripted ones)
-        self._stop_storage_news = store.health.subscribe(self._storage_changed) if store is not None else lambda: None
+        self._stop_storage_news = session.store.health.subscribe(self._storage_changed)
 
     @property
     def storage_problem(self) -> StorageProblem | None:
         """Why the database takes no writes now (the replies wait in memory), or None."""
-        store = getattr(self.session, "store", None)
-        return store.health.problem if store is not None else None
+        return self.session.store.health.problem
 
     def _storage_changed(self, problem: StorageProblem | None) -> None:
         """From the thread whose write failed or succeeded: queued to the window's."""
@@ -136,15 +136,14 @@ class ChatController(QObject):
         None when the provider is unknown (the send then says so)."""
         try:
             spec = self.session.runtime.spec(self.provider_id)
-        except (UnknownProviderError, AttributeError):
+        except UnknownProviderError:
             return None
         return limits_for(spec.id, spec.wire, self.model_name, spec.label)
 
     def provider_label(self, provider_id: str) -> str:
         """The provider's name ("DeepSeek"), also of an endpoint the user added; its id if it is unknown."""
-        runtime = self.session.runtime
         try:
-            return runtime.spec(provider_id).label if runtime is not None else catalog_label(provider_id)
+            return self.session.runtime.spec(provider_id).label
         except UnknownProviderError:  # e.g. an endpoint removed since
             return provider_id
 
@@ -163,7 +162,7 @@ class ChatController(QObject):
         if (conversation.provider, conversation.model) == (provider_id, model):
             return True
         conversation.provider, conversation.model = provider_id, model
-        if self.session.store is not None and conversation.messages:
+        if conversation.messages:
             self.session.store.save_conversation(conversation)
         self.sig_model_changed.emit()
         return True
@@ -189,8 +188,6 @@ class ChatController(QObject):
         if run is not None:
             return self._show_running(run)
         store = self.session.store
-        if store is None:
-            return False
         conversation = store.load_conversation_header(conversation_id)
         if conversation is None:
             return False
@@ -207,8 +204,7 @@ class ChatController(QObject):
         origin = conversation.summarised_from
         if not origin:
             return None
-        store = getattr(self.session, "store", None)
-        header = store.load_conversation_header(origin) if store is not None else None
+        header = self.session.store.load_conversation_header(origin)
         return origin, header.title if header is not None else None
 
     def _show_running(self, run: ConversationRun) -> bool:
