@@ -115,6 +115,10 @@ class StreamingProvider:
         """The provider as a noun in a sentence: "the Anthropic API", "Gemini"."""
         raise NotImplementedError
 
+    def client(self) -> Any:
+        """The wire's HTTP or SDK client, made at first use (kept in `_client`)."""
+        raise NotImplementedError
+
     def new_mapper(self, request: ProviderRequest) -> Mapper:
         raise NotImplementedError
 
@@ -224,6 +228,8 @@ class StreamingProvider:
         ended = False
         try:
             try:
+                if self._client is None:  # made off the event loop, before any deadline runs: a cold import of an SDK
+                    await asyncio.to_thread(self.client)  # (1-2 s) is neither the server's silence nor a frozen window
                 async with AsyncExitStack() as stack:
                     response, mapper = await self._open(request, stack, record, mapper)
                     chunks = await stack.enter_async_context(contextlib.aclosing(idle_watched(self._deadlines, response.aiter_bytes())))
