@@ -97,7 +97,7 @@ class AgentLoop:
         self._recent_calls: list[str] = []
 
     def _apply(self, message: Message, event: ev.Event) -> None:
-        event.message_id = message.id
+        event.message_id, event.snapshot = message.id, message
         accumulate(message, event)
         self.emit(event)
 

@@ -23,11 +23,16 @@ terminator (connection dropped); `aborted`: the user stopped it."""
 class Event:
     kind: ClassVar[str] = "event"
     message_id: str = field(default="", kw_only=True)
+    snapshot: Message | None = field(default=None, kw_only=True, repr=False, compare=False)
+    """The message the agent loop folded the event into, as it is after it (set by the loop with `message_id`): the
+    recorder and the view take it from the event instead of looking it up by id. Not part of the event's JSON."""
 
     def to_json(self) -> dict[str, Any]:
         """A plain dict for `ask --json` (one event per line)."""
         out: dict[str, Any] = {"type": self.kind}
         for f in dataclasses.fields(self):
+            if f.name == "snapshot":
+                continue
             value = getattr(self, f.name)
             if isinstance(value, Message | Usage | ToolApproval | Compaction):  # every pydantic value an event carries
                 value = value.model_dump(mode="json")

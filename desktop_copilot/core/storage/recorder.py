@@ -73,7 +73,7 @@ class StoreRecorder:
         if self.store is None:
             return
         if type(event) in _WRITTEN_LATER_TYPES:  # most events: the message is marked changed, the write comes later
-            self._changed(event.message_id)
+            self._changed(event)
             self.throttle.delta()
             return
         if isinstance(event, ev.MessageCreated):
@@ -88,15 +88,19 @@ class StoreRecorder:
         if isinstance(event, ev.CompactionUndone):
             self._save_compaction(event.compaction_id)
             return
-        self._changed(event.message_id)
+        self._changed(event)
         if isinstance(event, WRITTEN_LATER):
             self.throttle.delta()
         else:
             self.flush()
 
-    def _changed(self, message_id: str) -> None:
-        """The message `message_id` is written with the next write (nothing when it is not in the conversation)."""
-        if message_id not in self._dirty and (message := self._find(message_id)) is not None:
+    def _changed(self, event: ev.Event) -> None:
+        """The message of `event` is written with the next write: the one the loop folded it into (`event.snapshot`),
+        else the conversation's message of that id (nothing when it holds none)."""
+        if event.message_id in self._dirty:
+            return
+        message = event.snapshot if event.snapshot is not None else self._find(event.message_id)
+        if message is not None:
             self._dirty[message.id] = message
 
     def flush(self) -> None:

@@ -312,3 +312,16 @@ async def test_refusal_ends_the_run_in_words_and_the_refused_exchange_is_not_sen
         await provider.aclose()
     sent = loopback.requests_to("/v1/messages")[-1].json()["messages"]
     assert sent == [{"role": "user", "content": [{"type": "text", "text": "something else"}]}]
+
+
+@pytest.mark.asyncio
+async def test_each_event_carries_the_message_it_was_folded_into(loopback):
+    loopback.enqueue("/v1/messages", reply(anthropic_text_reply("Three little pieces.", pieces=3)))
+
+    finished, history, events = await run_loop(loopback, [])
+
+    assert finished.outcome == "completed"
+    folded = [e for e in events if e.message_id and not isinstance(e, ev.MessageCreated)]
+    assert folded and all(e.snapshot is history[-1] for e in folded)  # the recorder and the view need no lookup
+    deltas = [e for e in folded if isinstance(e, ev.TextDelta)]
+    assert len(deltas) == 3 and "snapshot" not in deltas[0].to_json()  # never in `ask --json` lines
