@@ -12,11 +12,14 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.agent.loop import AgentLoop, LoopChoice, RunOptions
-from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Usage
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.core.tools.base import ToolContext
+from desktop_copilot.core.usage.pricing import DEFAULT_TABLE
+from desktop_copilot.core.usage.totals import conversation_totals
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.transcript.model import TranscriptModel
+from tests.core.usage.test_usage import assert_same
 
 
 class ScriptedSession:
@@ -195,3 +198,42 @@ def test_the_loop_question_answers_repeats_or_stop_and_escape_stops(qtbot, qasyn
         next(b for b in box.buttons() if b.text() == button).click()
     qtbot.waitUntil(lambda: answers == [expected])
     qtbot.waitUntil(lambda: not controller.busy)
+
+
+class UsageProvider:
+    """A reply whose usage is reported twice while it streams, as providers do (input first, output at the end)."""
+
+    async def stream(self, request):
+        yield ev.Start(model="claude-haiku-4-5")
+        yield ev.UsageUpdate(usage=Usage(input_tokens=1_000, output_tokens=1))
+        yield ev.TextDelta(index=0, text="an answer")
+        await asyncio.sleep(0.02)  # another frame: the first report is flushed on its own
+        yield ev.UsageUpdate(usage=Usage(input_tokens=1_000, output_tokens=40, cache_read_tokens=500))
+        yield ev.Done(reason="end_turn")
+
+
+async def _usage_reply(session, emit, confirm):
+    loop = AgentLoop(UsageProvider(), [], ToolContext(keys={}, http=None, endpoints={}),
+                     RunOptions(model="claude-haiku-4-5"), emit, confirm)
+    return await loop.run(session.conversation.messages)
+
+
+def test_usage_is_kept_per_message_revision_not_summed_again_each_turn(qtbot, qasync_loop):
+    controller, _model = _controller(_usage_reply)
+    messages = controller.session.conversation.messages
+    seen = []
+    controller.sig_usage_changed.connect(  # as the window reads them
+        lambda ledger: seen.append(ledger.totals(controller.session.conversation.messages, DEFAULT_TABLE)))
+    for turn in range(1, 4):
+        with qtbot.waitSignal(controller.sig_run_finished):
+            assert controller.send(f"question {turn}")
+        qtbot.waitUntil(lambda: not controller.busy)
+        assert_same(seen[-1], conversation_totals(messages))
+        assert seen[-1].replies == turn and seen[-1].counts.output == 40 * turn
+    assert controller.usage.sums == 1  # summed when first asked; each turn after priced only its own reply
+    assert any(t.counts.output % 40 for t in seen)  # the first report of a reply was shown before the second came
+
+    controller.session.store = None  # the scripted session saves nothing
+    controller.set_conversation(Conversation(messages=[Message.user("elsewhere")]))  # another conversation: summed anew
+    other = controller.session.conversation.messages
+    assert controller.usage.totals(other, DEFAULT_TABLE).replies == 0 and controller.usage.sums == 2
