@@ -12,9 +12,18 @@ from desktop_copilot.core.usage.pricing import PriceTable, TokenCounts
 from desktop_copilot.core.usage.totals import UsageTotals, message_totals
 
 
+NOTHING = UsageTotals()
+"""The totals of a message without tokens (the user's, a reply before its usage came): one object for them all."""
+
+
 def same_prices(a: PriceTable, b: PriceTable) -> bool:
     """Whether two tables price every reply alike (`price_table` builds a new one per call when there are overrides)."""
     return a is b or (a.overrides == b.overrides and a.shipped == b.shipped)
+
+
+def _priced(message: Message, table: PriceTable) -> UsageTotals:
+    totals = message_totals(message, table)
+    return totals if totals.replies else NOTHING
 
 
 class UsageLedger:
@@ -52,7 +61,7 @@ class UsageLedger:
             return
         if held is not None:
             self._take(held[2], -1)
-        totals = message_totals(message, self._table)
+        totals = _priced(message, self._table)
         self._entries[message.id] = (message, message.revision, totals)
         self._take(totals, 1)
 
@@ -76,7 +85,7 @@ class UsageLedger:
         self._table = table
         self.sums += 1
         for message in messages:
-            totals = message_totals(message, table)
+            totals = _priced(message, table)
             self._entries[message.id] = (message, message.revision, totals)
             self._take(totals, 1)
 
