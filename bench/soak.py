@@ -50,20 +50,24 @@ async def run(args) -> list[dict]:
     app = soak.open_app()
     marks: dict[str, Resources] = {}
     turn_seconds: list[float] = []
+    turn_cpu: list[float] = []
+    """This process's CPU seconds per turn (all its threads): what the app did, whatever else the machine runs."""
     last = [time.perf_counter()]
+    last_cpu = [time.process_time()]
     warm_turns = min(args.warmup_turns, max(1, args.turns // 2))
     warm_conversations = min(args.warmup_conversations, max(1, args.conversations // 2))
     cache_full_turn = CACHE_FULL_TURN if warm_turns < CACHE_FULL_TURN < args.turns else None
 
     async def after_turn(turn: int) -> None:
         turn_seconds.append(time.perf_counter() - last[0])
+        turn_cpu.append(time.process_time() - last_cpu[0])
         if turn == warm_turns:
             marks["turns warm"] = await soak.snapshot(app, server_pids)
         if turn == cache_full_turn:
             marks["turns, document cache full"] = await soak.snapshot(app, server_pids)
         if turn % 100 == 0:
             print(f"    turn {turn}: {turn_seconds[-1] * 1e3:.0f} ms, RSS {soak.rss_mb():.0f} MB", flush=True)
-        last[0] = time.perf_counter()
+        last[0], last_cpu[0] = time.perf_counter(), time.process_time()
 
     async def after_conversation(n: int) -> None:
         if n == warm_conversations:
@@ -95,7 +99,8 @@ async def run(args) -> list[dict]:
     first, final = turn_seconds[:50], turn_seconds[-50:]
     turn_ratio = statistics.median(final) / statistics.median(first)
     print(f"\n  tool turns: {sum(turn_seconds):.0f} s; median of the first 50 {1e3 * statistics.median(first):.0f} ms,"
-          f" of the last 50 {1e3 * statistics.median(final):.0f} ms")
+          f" of the last 50 {1e3 * statistics.median(final):.0f} ms; this process's CPU per turn"
+          f" {1e3 * statistics.median(turn_cpu[:50]):.0f} ms and {1e3 * statistics.median(turn_cpu[-50:]):.0f} ms")
     print(f"  conversations: {conversations_wall:.1f} s, {1e3 * conversations_wall / max(1, args.conversations):.0f} ms each")
     print(f"  grew while running (turn {warm_turns} -> the end): {describe(running)}")
     print(f"  left after closing (before the app -> after): {describe(closed)}"
@@ -149,6 +154,9 @@ async def run(args) -> list[dict]:
         row(f"tool-turn time at turn {args.turns:,} vs turn {min(50, args.turns):,} (median of the last 50 turns vs the first 50)",
             statistics.median(final), "s", f"<= {TURN_TIME_LIMIT:g}x", turn_ratio <= TURN_TIME_LIMIT, "first 50 turns",
             statistics.median(first)),
+        row(f"this process's CPU per tool turn at turn {args.turns:,} vs turn {min(50, args.turns):,} (medians of 50 turns;"
+            " the same work whatever else the machine runs)", statistics.median(turn_cpu[-50:]), "s", "report only", True,
+            "first 50 turns", statistics.median(turn_cpu[:50])),
         row("soak wall time", time.perf_counter() - started, "s", "report only", True),
     ]
     print("\n" + "\n".join(f"  {'MET ' if r['met'] else 'NOT '} {r['measure']:<86} {r['value']:9.2f} {r['unit']:<9} target {r['target']}"
