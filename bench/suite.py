@@ -1,7 +1,7 @@
 """Every benchmark of the performance issue in one command: runs each script with `--json`, one after another, and
 prints one Markdown table of figures, references, ratios and whether each target is met.
 
-    python bench/suite.py                  # everything (~10 min)
+    python bench/suite.py                  # everything (~15 min; the soak's 1,000 tool turns take ~5)
     python bench/suite.py --quick          # fewer rounds, for scripts whose --help lists --quick
     python bench/suite.py --only memory    # one script (repeat --only, or comma-separate, for several)
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
-SCRIPTS = ("startup", "memory", "stream_latency", "provider_cpu")
+SCRIPTS = ("startup", "memory", "stream_latency", "provider_cpu", "soak")
 """In the order they run; each must accept `--json PATH` and should accept `--quick`."""
 ROW_KEYS = ("measure", "value", "unit", "reference", "reference_value", "ratio", "target", "met")
 

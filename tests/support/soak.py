@@ -208,9 +208,18 @@ async def snapshot(app: SoakApp | None, exclude_pids: set[int]) -> Resources:
         qobjects=len(window.findChildren(QObject)) if window is not None else 0,
         timers=pending_timers(loop) or 0,
         databases=open_sqlite_connections(),
-        messages=live_instances(Message),
+        messages=live_instances(Message) - module_messages(),
         rss_mb=rss,
     )
+
+
+def module_messages() -> int:
+    """Messages the app's modules hold as constants (core/context/budget's stand-in for the next request), made at
+    their import: no conversation's."""
+    from desktop_copilot.core.conversation.models import Message
+
+    return sum(1 for name, module in list(sys.modules.items()) if name.startswith("desktop_copilot.") and module is not None
+               for value in list(vars(module).values()) if type(value) is Message)
 
 
 def grew_while_running(before: Resources, after: Resources) -> dict[str, list[str]]:

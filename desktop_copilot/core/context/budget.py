@@ -163,10 +163,11 @@ class _HistoryCounter:
             originals = {id(message) for message in messages}
             weights = [self.weight(message, originals) for message in sent]
             self.result = self._count(sent, weights, conversation, provider, prompt_weight, originals)
-            kept = {message.id for message in messages} | {message.id for message in sent}
-            self.weights = {k: v for k, v in self.weights.items() if k in kept}  # what left the conversation goes
-            self.derived = {k: v for k, v in self.derived.items() if k[0] in kept}
-            self.requests = {k: v for k, v in self.requests.items() if k in kept}
+            if len(self.weights) > len(messages) or len(self.requests) > len(messages) or len(self.derived) > len(sent):
+                kept = {message.id for message in messages} | {message.id for message in sent}  # (only when something
+                self.weights = {k: v for k, v in self.weights.items() if k in kept}  # left: not a walk per new message)
+                self.derived = {k: v for k, v in self.derived.items() if k[0] in kept}
+                self.requests = {k: v for k, v in self.requests.items() if k in kept}
             self.key = (*key[:5], factor(provider), *key[6:])  # the calibration may have learned from it
         exact, after = self.result
         return max(0, exact - round(prompt_weight * factor(provider))) + after if exact else after, exact

@@ -38,8 +38,13 @@ def trim_old_tool_results(messages: list[Message], keep_turns: int = KEEP_TURNS,
         message = messages[index]
         if message.role is not Role.ASSISTANT:
             continue
-        blocks = [_trimmed(block, limit) if isinstance(block, ToolCallBlock) else block for block in message.blocks]
-        if any(new is not old for new, old in zip(blocks, message.blocks, strict=True)):
+        blocks = None  # copied only for a message with a result to cut (the meter and each request walk them all)
+        for position, block in enumerate(message.blocks):
+            if isinstance(block, ToolCallBlock) and (cut := _trimmed(block, limit)) is not block:
+                if blocks is None:
+                    blocks = list(message.blocks)
+                blocks[position] = cut
+        if blocks is not None:
             trimmed[index] = message.model_copy(update={"blocks": blocks})
     return trimmed
 

@@ -129,6 +129,8 @@ class StoreRecorder:
             log.warning("the compaction %s could not be stored: %s", compaction_id, exc)
 
     def _find(self, message_id: str) -> Message | None:
+        if not message_id:  # an event of the run, not of a message (no walk through the whole history for it)
+            return None
         if message_id in self._dirty:
             return self._dirty[message_id]
         for message in reversed(self.conversation.messages):

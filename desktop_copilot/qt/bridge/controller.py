@@ -18,11 +18,12 @@ from desktop_copilot.core.approval.decisions import ApprovalAnswer, ApprovalRequ
 from desktop_copilot.core.chat import ChatSession, NothingToDoError
 from desktop_copilot.core.content.attachments import AttachmentError
 from desktop_copilot.core.conversation import events as ev
-from desktop_copilot.core.conversation.models import Conversation, Role, Usage
+from desktop_copilot.core.conversation.models import Conversation, Role
 from desktop_copilot.core.provider_table import UnknownProviderError
 from desktop_copilot.core.providers.attachment_limits import Attachment, AttachmentLimits, limits_for
 from desktop_copilot.core.runtime import MissingKeyError
 from desktop_copilot.core.storage.health import StorageProblem, StorageUnavailableError
+from desktop_copilot.core.usage.ledger import UsageLedger
 from desktop_copilot.qt.bridge.approval_desk import ApprovalDesk
 from desktop_copilot.qt.bridge.conversation_run import ConversationRun, HeldNews
 from desktop_copilot.qt.bridge.side_by_side_runs import SideBySideRuns
@@ -34,16 +35,6 @@ FRAME_MS = 16
 """Deltas are flushed to the model at most once per frame."""
 
 
-def conversation_usage(conversation: Conversation) -> Usage:
-    total = Usage()
-    for message in conversation.messages:
-        total.input_tokens += message.usage.input_tokens
-        total.output_tokens += message.usage.output_tokens
-        total.cache_read_tokens += message.usage.cache_read_tokens
-        total.cache_write_tokens += message.usage.cache_write_tokens
-    return total
-
-
 class ChatController(QObject):
     sig_busy_changed = Signal(bool)
     """Whether the conversation shown has a run in progress (also when another conversation is shown)."""
@@ -51,7 +42,8 @@ class ChatController(QObject):
     sig_run_finished = Signal(str, str)
     """(outcome, detail) from the loop's RunFinished, of the conversation shown."""
     sig_usage_changed = Signal(object)
-    """The conversation's summed Usage."""
+    """The usage of the conversation shown changed, or another conversation is shown: `usage`, the UsageLedger that
+    keeps its totals."""
     sig_send_rejected = Signal(str)
     """Nothing was sent (e.g. no API key, or stopped while the keys were read): the text that was not sent."""
     sig_user_message_sent = Signal(str)
@@ -87,7 +79,10 @@ class ChatController(QObject):
         self.side_by_side = SideBySideRuns(self)
         """Turns answered by several models at once (Ask several models), until one answer is picked."""
         self._dirty: dict[str, None] = {}
-        self._usage_dirty = False
+        self._usage_dirty: dict[str, None] = {}
+        """Messages whose usage was reported since the last flush."""
+        self.usage = UsageLedger()
+        """The shown conversation's usage totals, kept per message revision (usage_display.session_totals reads them)."""
         self._frame = QTimer(self, singleShot=True, interval=FRAME_MS)
         self._frame.timeout.connect(self.flush)
         self.overflowed: set[str] = set()
@@ -177,7 +172,7 @@ class ChatController(QObject):
             return self._show_running(run)
         self.flush()
         self.model.set_messages(conversation.messages, conversation.compactions, self.origin_of(conversation))
-        self._show(ChatSession(self.session.runtime, conversation, self.session.store), conversation_usage(conversation))
+        self._show(ChatSession(self.session.runtime, conversation, self.session.store))
         return True
 
     def open_stored(self, conversation_id: str) -> bool:
@@ -195,7 +190,7 @@ class ChatController(QObject):
         conversation.messages = list(self.model.open_lazy(store, conversation_id, compactions=conversation.compactions,
                                                           origin=self.origin_of(conversation)))
         session = ChatSession(self.session.runtime, conversation, store, history_loaded=False)
-        self._show(session, store.conversation_usage(conversation_id))
+        self._show(session)
         return True
 
     def origin_of(self, conversation: Conversation) -> tuple[str, str | None] | None:
@@ -212,15 +207,17 @@ class ChatController(QObject):
             self.flush()
             conversation = run.session.conversation
             self.model.set_messages(conversation.messages, conversation.compactions, self.origin_of(conversation))
-            self._show(run.session, conversation_usage(conversation))
+            self._show(run.session)
         return True
 
-    def _show(self, session: ChatSession, usage: Usage) -> None:
+    def _show(self, session: ChatSession) -> None:
         """Make `session` the one shown (the model already shows its messages) and tell the widgets."""
         was_busy, was_waiting = self.busy, len(self.waiting_calls)
         self._adopt(session)
         self.session = session
-        self.sig_usage_changed.emit(usage)
+        self._usage_dirty.clear()
+        self.usage.reset(session.conversation.messages)
+        self.sig_usage_changed.emit(self.usage)
         if self.busy != was_busy:
             self.sig_busy_changed.emit(self.busy)
         if was_waiting or self.waiting_calls:
@@ -357,13 +354,15 @@ class ChatController(QObject):
         if isinstance(event, ev.MessageCreated):
             self.flush()
             self.model.append_message(event.message)
+            self.usage.note(event.message)
             if event.message.role is Role.USER:
                 self.sig_user_message_sent.emit(event.message.text)
             return
         if isinstance(event, ev.HistoryChanged):  # part of the conversation became an earlier version
             self.flush()
             self.model.replace_from(event.anchor, event.current)
-            self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+            self.usage.reset(self.session.conversation.messages)
+            self.sig_usage_changed.emit(self.usage)
             return
         if isinstance(event, ev.ContextCompacted):  # older messages are sent as a summary: the marker shows it
             self.flush()
@@ -380,18 +379,20 @@ class ChatController(QObject):
         if event.message_id:
             self._dirty[event.message_id] = None
         if isinstance(event, ev.DELTA_EVENTS):
-            self._usage_dirty |= isinstance(event, ev.UsageUpdate)
+            if isinstance(event, ev.UsageUpdate):
+                self._usage_dirty[event.message_id] = None
             if not self._frame.isActive():
                 self._frame.start()
             return
         self.flush()
         if isinstance(event, ev.RunFinished):
-            self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+            self.sig_usage_changed.emit(self.usage)
             self.sig_run_finished.emit(event.outcome, event.detail)
 
     def tell_usage(self) -> None:
-        """sig_usage_changed with the conversation's summed usage now."""
-        self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+        """The conversation's messages were replaced outside a run (an answer picked): summed again, sig_usage_changed."""
+        self.usage.reset(self.session.conversation.messages)
+        self.sig_usage_changed.emit(self.usage)
 
     def flush(self) -> None:
         """Push every changed row to the model now (one dataChanged per row)."""
@@ -401,8 +402,10 @@ class ChatController(QObject):
             for message_id in dirty:
                 self.model.message_changed(message_id)
         if self._usage_dirty:
-            self._usage_dirty = False
-            self.sig_usage_changed.emit(conversation_usage(self.session.conversation))
+            reported, self._usage_dirty = self._usage_dirty, {}
+            for message_id in reported:
+                self.usage.changed(message_id)
+            self.sig_usage_changed.emit(self.usage)
 
     # --- approval of tool calls ----------------------------------------------------------
 

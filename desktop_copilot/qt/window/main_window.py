@@ -424,7 +424,7 @@ class MainWindow(QMainWindow):
         """The conversation's tokens and cost (each reply at its model's price); every kind in the tooltip."""
         from desktop_copilot.qt.window.usage_display import format_usage, session_totals, usage_tooltip
 
-        totals = session_totals(self.controller.session)
+        totals = session_totals(self.controller.session, ledger=self.controller.usage)
         self.usage_label.setText(format_usage(totals))
         self.usage_label.setToolTip(usage_tooltip(totals))
 

@@ -10,6 +10,7 @@ from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.core.usage.pricing import PRICES_TAKEN, PriceSource, PriceTable, TokenCounts, billed_counts, cost_of, price_table
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.usage_queries import usage_rows
+from desktop_copilot.core.usage.ledger import UsageLedger
 from desktop_copilot.core.usage.totals import UsageTotals, conversation_totals, rows_totals
 from desktop_copilot.qt.usage.words import cost_text, format_tokens, free_or_unknown
 
@@ -88,11 +89,13 @@ def prices_of(runtime: Runtime) -> PriceTable:
     return price_table(runtime.settings.model_prices if runtime.settings is not None else None)
 
 
-def session_totals(session: ChatSession, table: PriceTable | None = None) -> UsageTotals:
-    """The open conversation's totals: from its messages, or, for a long conversation opened without reading
-    them all, from the database in one query."""
+def session_totals(session: ChatSession, table: PriceTable | None = None, ledger: UsageLedger | None = None) -> UsageTotals:
+    """The open conversation's totals: from its messages (kept per message revision by `ledger`, the controller's,
+    when given), or, for a long conversation opened without reading them all, from the database in one query."""
     table = table or prices_of(session.runtime)
     if session.history_loaded or session.store is None:
+        if ledger is not None:
+            return ledger.totals(session.conversation.messages, table)
         return conversation_totals(session.conversation.messages, table)
     rows = usage_rows(session.store.connection, prompt_bands=table.prompt_bands, conversation_id=session.conversation.id,
                       earlier_versions=False)

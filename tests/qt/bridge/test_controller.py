@@ -15,12 +15,15 @@ from desktop_copilot.core.agent.loop import LOOP_REPEATS
 from desktop_copilot.core.chat import ChatSession
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
-from desktop_copilot.core.conversation.models import Conversation, MessageStatus, Role, ToolCallStatus
+from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role, ToolCallStatus
 from desktop_copilot.core.keys.secrets import EnvironmentKeys, KeyLookup
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.storage.store import Store
+from desktop_copilot.core.usage.pricing import DEFAULT_TABLE
+from desktop_copilot.core.usage.totals import conversation_totals
 from desktop_copilot.qt.bridge.controller import ChatController
 from desktop_copilot.qt.transcript.model import TranscriptModel
+from tests.core.usage.test_usage import assert_same
 from tests.qt.conftest import run_async
 from tests.support.loopback import anthropic_sse, anthropic_text_reply, anthropic_tool_reply, sse_response, tavily_results
 
@@ -252,3 +255,26 @@ def test_stop_or_escape_at_the_loop_question_ends_the_run(qtbot, make_controller
     assert len(loopback.requests_to(SEARCH)) == LOOP_REPEATS - 1 and len(loopback.requests_to(MESSAGES)) == LOOP_REPEATS
     last = controller.session.conversation.messages[-1]
     assert last.role is Role.ASSISTANT and [call.status for call in last.tool_calls] == [ToolCallStatus.CANCELLED]
+
+
+def test_usage_is_kept_per_message_revision_not_summed_again_each_turn(qtbot, make_controller, loopback):
+    for turn in range(3):  # each reply reports its usage twice: input at message_start, output at message_delta
+        loopback.enqueue(MESSAGES, sse_response(anthropic_text_reply("an answer", model="claude-haiku-4-5", msg_id=f"msg_{turn}",
+                                                                     input_tokens=1_000, output_tokens=40), delay=0.02))
+    controller = make_controller()
+    messages = controller.session.conversation.messages
+    seen = []
+    controller.sig_usage_changed.connect(  # as the window reads them
+        lambda ledger: seen.append(ledger.totals(controller.session.conversation.messages, DEFAULT_TABLE)))
+    for turn in range(1, 4):
+        with qtbot.waitSignal(controller.sig_run_finished, timeout=15000):
+            assert controller.send(f"question {turn}")
+        qtbot.waitUntil(lambda: not controller.busy)
+        assert_same(seen[-1], conversation_totals(messages))
+        assert seen[-1].replies == turn and seen[-1].counts.output == 40 * turn
+    assert controller.usage.sums == 1  # summed when first asked; each turn after priced only its own reply
+    assert any(t.counts.output % 40 for t in seen)  # a reply's first report was shown before its second came
+
+    controller.set_conversation(Conversation(messages=[Message.user("elsewhere")]))  # another conversation: summed anew
+    other = controller.session.conversation.messages
+    assert controller.usage.totals(other, DEFAULT_TABLE).replies == 0 and controller.usage.sums == 2

@@ -22,7 +22,7 @@ from desktop_copilot.core.conversation.models import (
     ToolCallStatus,
 )
 from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow
-from desktop_copilot.qt.transcript.parts.documents import DocumentCache, LiveMarkdown, markdown_document
+from desktop_copilot.qt.transcript.parts.documents import DOCUMENT_BYTES, DocumentCache, LiveMarkdown, markdown_document
 from desktop_copilot.qt.transcript.parts.base import PaintEnv
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, TOOL_BADGES
 from desktop_copilot.qt.transcript.parts.thinking import thinking_label
@@ -100,13 +100,13 @@ def test_a_huge_tool_result_is_capped():
 
 
 def test_caches_are_bounded_and_rows_off_screen_are_only_estimated(qtbot):
-    env = PaintEnv(documents=DocumentCache(capacity=50, budget=5_000))
+    env = PaintEnv(documents=DocumentCache(budget_mb=1))
     delegate = TranscriptDelegate(env=env)
     delegate.set_width(700)
     model = TranscriptModel()
     model.set_messages([Message.user(f"Question {n}: " + "words " * n) for n in range(400)])
     heights = [delegate.row_height(model.index(row, 0)) for row in range(model.rowCount())]
-    assert len(env.documents) <= 50 and env.documents.chars <= 5_000 + 2_500
+    assert env.documents.bytes <= env.documents.budget and len(env.documents) <= 2**20 // DOCUMENT_BYTES < 400
     assert len(delegate._layouts) <= LAYOUT_CACHE_ROWS
     assert heights[-1] > heights[0]
     estimates = [delegate.estimate(model.segment_at(row), model.placement(row)) for row in (0, 399)]

@@ -32,9 +32,16 @@ from desktop_copilot.qt.common.theme import Theme
 
 RENDER_INTERVAL = 0.08
 """A streaming Markdown tail is re-rendered at most this often (seconds); plain text is appended in between."""
-CACHE_CHARS = 200_000
-"""Characters of text the document cache holds at most (a laid-out document costs ~100+ bytes a character)."""
-CACHE_ENTRIES = 400
+CACHE_MB = 6
+"""Megabytes of laid-out documents the document cache holds at most (by `document_bytes`' estimate): a few screens of
+rows scrolled back and forth without rendering again."""
+DOCUMENT_BYTES = 17_000
+STYLE_SHEET_BYTES = 23_000
+BLOCK_BYTES = 2_000
+CHAR_BYTES = 45
+"""What a laid-out document holds, measured as RSS deltas of hundreds of documents built at width 700, laid out and
+kept (the heap trimmed before each reading): an empty plain document ~17 KB, one with the theme's style sheet ~40 KB;
+~2 KB more per block (paragraph, line, list item, table cell) and ~45 bytes per character (its glyphs and layout)."""
 SOURCES_GAP = 6
 """Pixels between a text block and the sources under it."""
 
@@ -75,12 +82,15 @@ class InertDocument(QTextDocument):
         self._code = blocks
 
 
-def new_document(theme: Theme, font: QFont, width: int) -> QTextDocument:
+def new_document(theme: Theme, font: QFont, width: int, style_sheet: bool = True) -> QTextDocument:
+    """An empty inert document; `style_sheet`: with the theme's CSS for HTML (plain text does not use it, and each
+    document parses and keeps its own copy, ~23 KB)."""
     document = InertDocument()
     document.setUndoRedoEnabled(False)
     document.setDocumentMargin(0)
     document.setDefaultFont(font)
-    document.setDefaultStyleSheet(document_css(theme))
+    if style_sheet:
+        document.setDefaultStyleSheet(document_css(theme))
     document.setTextWidth(max(1, width))
     return document
 
@@ -118,7 +128,7 @@ def sources_html_document(html: str, width: int, theme: Theme) -> QTextDocument:
 
 
 def plain_document(text: str, width: int, theme: Theme, font: QFont) -> QTextDocument:
-    document = new_document(theme, font, width)
+    document = new_document(theme, font, width, style_sheet=False)
     document.setPlainText(text)
     return document
 
@@ -272,41 +282,51 @@ def link_at(documents: Documents, x: float, y: float) -> LinkHit | None:
     return LinkHit(href, "".join(text for _href, text in fragments[first : last + 1]))
 
 
-class DocumentCache:
-    """Least-recently-used laid-out documents, bounded by the characters they hold and by their number:
-    rows scrolled away lose theirs and render again when they come back."""
+def document_bytes(document: Document) -> int:
+    """An estimate of the memory a laid-out document (or a stack of them) holds."""
+    if isinstance(document, DocumentStack):
+        return sum(document_bytes(part) for part in document.documents)
+    return (DOCUMENT_BYTES + (STYLE_SHEET_BYTES if document.defaultStyleSheet() else 0)
+            + BLOCK_BYTES * document.blockCount() + CHAR_BYTES * document.characterCount())
 
-    def __init__(self, capacity: int = CACHE_ENTRIES, budget: int = CACHE_CHARS) -> None:
-        self.capacity = capacity
-        self.budget = budget
-        self.chars = 0
+
+class DocumentCache:
+    """Least-recently-used laid-out documents, bounded by the bytes they hold (`document_bytes`, estimated once as
+    each is built): rows scrolled away lose theirs and render again when they come back."""
+
+    def __init__(self, budget_mb: float = CACHE_MB) -> None:
+        self.budget = int(budget_mb * 1024 * 1024)
+        self.bytes = 0
         self._documents: OrderedDict[Hashable, tuple[Document, int]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._documents)
 
     def get(self, key: Hashable, build: Callable[[], Document], chars: int = 0) -> Document:
+        """The document for `key`, built by `build` if not held (`chars`, its text's length, is not needed: the
+        document is measured)."""
         entry = self._documents.get(key)
         if entry is not None:
             self._documents.move_to_end(key)
             return entry[0]
         document = build()
-        self._documents[key] = (document, chars)
-        self.chars += chars
-        while len(self._documents) > 1 and (len(self._documents) > self.capacity or self.chars > self.budget):
-            self.chars -= self._documents.popitem(last=False)[1][1]
+        size = document_bytes(document)
+        self._documents[key] = (document, size)
+        self.bytes += size
+        while len(self._documents) > 1 and self.bytes > self.budget:
+            self.bytes -= self._documents.popitem(last=False)[1][1]
         return document
 
     def clear(self) -> None:
         self._documents.clear()
-        self.chars = 0
+        self.bytes = 0
 
 
 class LivePlainText:
     """A growing plain text: only the new suffix is inserted on each update."""
 
     def __init__(self, theme: Theme, font: QFont) -> None:
-        self.document = new_document(theme, font, 1)
+        self.document = new_document(theme, font, 1, style_sheet=False)
         self._shown = 0
 
     def update(self, text: str, width: int) -> Documents:
