@@ -21,6 +21,9 @@ import in that time) and reads VmRSS, PSS and VmHWM. Then:
 - sdk: no Qt: a bare Python process in which the official `anthropic` SDK consumes the same reply from the same server
   (`messages.create(stream=True)`, the text joined at the end). The streaming target is the app's peak over the sum of
   the bare window's and this process's peaks: what the app costs beyond a window and the SDK it is built on.
+- text: the bare window showing the same reply in a QTextBrowser (`setMarkdown`, scrolled end to end, each step
+  painted): what showing that text costs any Qt window (fonts, the CJK one among them, glyph caches, layout). The
+  stream's peak is also given over (this window + the bare SDK): the app's cost beyond showing the reply at all.
 """
 
 from __future__ import annotations
@@ -149,11 +152,46 @@ def sdk_child() -> None:
     print(MARKER + json.dumps(result), flush=True)
 
 
+def text_child(reply_bytes: int) -> None:
+    """A bare window showing the same reply in a QTextBrowser, scrolled through: its peak RSS at the end."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMainWindow, QTextBrowser
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from stream_latency import deltas
+
+    app = QApplication([sys.argv[0]])
+    window, browser = QMainWindow(), QTextBrowser()
+    window.resize(1100, 820)
+    window.setCentralWidget(browser)
+    window.show()
+    source, pieces, size = deltas(200), [], 0
+    while size < reply_bytes:
+        pieces.append(next(source))
+        size += len(pieces[-1].encode())
+    steps = 40
+
+    def scroll(step: int = 0) -> None:
+        bar = browser.verticalScrollBar()
+        bar.setValue(bar.maximum() * step // steps)
+        browser.viewport().repaint()
+        if step < steps:
+            QTimer.singleShot(0, lambda: scroll(step + 1))
+            return
+        print(MARKER + json.dumps({"kind": "text", "end": memory_now(), "reply_kb": size / 1024}), flush=True)
+        app.quit()
+
+    QTimer.singleShot(200, lambda: (browser.setMarkdown("".join(pieces)), scroll()))
+    app.exec()
+
+
 def child(kind: str, settle_s: float, breakdown: bool) -> None:
     import faulthandler
 
     if kind == "sdk":
         return sdk_child()
+    if kind == "text":
+        return text_child(int(float(os.environ.get("BENCH_REPLY_KB", "100")) * 1024))
     deadline_s = CHILD_DEADLINE_S * (TRACED_SLOWDOWN if breakdown else 1)
     faulthandler.dump_traceback_later(deadline_s, exit=True)  # a hang (even with Qt's loop blocked) dumps every thread and exits
     if breakdown:
@@ -433,7 +471,8 @@ def measure(args, url: str, tmp: Path) -> dict[str, list[dict]]:
         home = long_home if kind == "long" else tmp / f"{kind}-{launches}"  # a fresh profile: the app reopens no earlier reply
         return dict(base, DESKTOP_COPILOT_HOME=str(home))
 
-    kinds = ("bare", "sdk", "stream", "long")
+    kinds = ("bare", "text", "sdk", "stream", "long")
+    base["BENCH_REPLY_KB"] = str(args.reply_kb)
     results: dict[str, list[dict]] = {kind: [] for kind in kinds}
     if not args.quick:  # warm-up: .pyc files, the OS file cache, the long profile's first open
         results["warm-up"] = [launch(kind, env_for(kind), args) for kind in kinds]
@@ -448,7 +487,7 @@ def measure(args, url: str, tmp: Path) -> dict[str, list[dict]]:
         print(f"  round {round_ + 1}: " + ", ".join(said(results[k][-1]) for k in kinds), flush=True)
     if args.breakdown:
         args.breakdown_run = True
-        results["breakdown"] = [launch(kind, env_for(kind), args) for kind in kinds if kind != "sdk"]
+        results["breakdown"] = [launch(kind, env_for(kind), args) for kind in kinds if kind not in ("sdk", "text")]
         args.breakdown_run = False
     return results
 
@@ -484,6 +523,7 @@ def build_rows(args, results: dict[str, list[dict]]) -> list[dict]:
     peak_ref, rss_ref, pss_ref = median(bare, "end", "hwm_mb"), median(bare, "idle", "rss_mb"), median(bare, "idle", "pss_mb")
     reference = "bare PySide6 window (1100x820)"
     sdk_peak = median(succeeded(results["sdk"]), "end", "hwm_mb")
+    text_peak = median(succeeded(results["text"]), "end", "hwm_mb")
     stream_peak = median(succeeded(results["stream"]), "end", "hwm_mb")
     titles = {"stream": f"peak RSS while a {args.reply_kb:g} KB reply streams",
               "long": f"peak RSS with a {args.messages:,}-message conversation open (scrolled top and back)"}
@@ -501,6 +541,10 @@ def build_rows(args, results: dict[str, list[dict]]) -> list[dict]:
             rows.append(row(f"peak RSS while a {args.reply_kb:g} KB reply streams, over (bare window + bare SDK consuming the same stream)",
                             over, f"bare window {peak_ref:.1f} + bare anthropic SDK {sdk_peak:.1f} MB", peak_ref + sdk_peak,
                             f"<= {STREAM_OVER_TARGET_MB:g} MB", over <= STREAM_OVER_TARGET_MB))
+            shown = stream_peak - text_peak - sdk_peak
+            rows.append(row(f"peak RSS while a {args.reply_kb:g} KB reply streams, over (bare window showing the same reply + bare SDK)",
+                            shown, f"bare window with the reply in a QTextBrowser {text_peak:.1f} + bare anthropic SDK {sdk_peak:.1f} MB",
+                            text_peak + sdk_peak, f"<= {STREAM_OVER_TARGET_MB:g} MB", shown <= STREAM_OVER_TARGET_MB))
         rows.append(row(f"{kind}: idle RSS before (VmRSS)", median(runs, "idle", "rss_mb"), reference, rss_ref, "report only", True))
         rows.append(row(f"{kind}: idle PSS before", median(runs, "idle", "pss_mb"), reference, pss_ref, "report only", True))
     return rows
@@ -523,6 +567,10 @@ def report(args, results: dict[str, list[dict]]) -> None:
     for kind, all_runs in results.items():
         runs = succeeded(all_runs)
         if kind in ("breakdown", "warm-up") or not runs:
+            continue
+        if kind == "text":
+            print(f"  text   peak {median(runs, 'end', 'hwm_mb'):.1f} MB: the bare window showing the same {median(runs, 'reply_kb'):.0f} KB reply "
+                  f"in a QTextBrowser, scrolled through")
             continue
         if kind == "sdk":
             print(f"  sdk    peak {median(runs, 'end', 'hwm_mb'):.1f} MB; idle (imported, before the request) RSS {median(runs, 'idle', 'rss_mb'):.1f}; "
