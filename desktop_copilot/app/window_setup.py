@@ -6,7 +6,6 @@ closed)."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import logging
 import os
@@ -82,7 +81,6 @@ def warm_provider_import(controller: ChatController) -> None:
             if spec.key_name and not runtime.lookup_for([spec.key_name]).has(spec.key_name):  # the send will ask for the key instead
                 return
             importlib.import_module(module)
-            gc.freeze()  # the SDK's modules and types live as long as the window: no full collection walks them again
         except Exception:  # the first send reports the real problem
             log.debug("warming the %s import failed", module, exc_info=True)
 
@@ -170,7 +168,6 @@ def run_window(app: QApplication, window: MainWindow) -> int:
     try:
         store.mark_unfinished_interrupted()
         attach_session(window, runtime, store)
-        gc.freeze()  # what building the window made lives as long as it: no full collection walks it again
         listen_for_second_launches(window, runtime.paths.data_dir)  # a second launch shows this window
         undo_hooks = install_error_reporting(window)
         if theme_switch.theme.dark:
