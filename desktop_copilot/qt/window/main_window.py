@@ -473,6 +473,9 @@ class MainWindow(QMainWindow):
             self._stop_hearing_settings()
             self.controller.stop_all()  # what arrived is kept and marked stopped, as with Stop
             self.knowledge.stop()  # the indexing worker and the file watcher
+            from desktop_copilot.qt.transcript.parts.tail_renderer import stop_shared_tail_worker
+
+            stop_shared_tail_worker()  # the thread that renders streaming Markdown
             self.save_window_state()
         super().closeEvent(event)
         self.sig_closed.emit()

@@ -16,6 +16,9 @@ from desktop_copilot.qt.transcript.parts.markdown import render_markdown
 
 log = logging.getLogger(__name__)
 
+IDLE_EXIT_S = 2.0
+"""The worker's thread ends after this long without a request (no reply streaming): an idle window keeps no thread."""
+
 
 @dataclass(slots=True)
 class RenderedTail:
@@ -64,7 +67,7 @@ class RenderNow:
 
 
 class TailWorker:
-    """One daemon thread rendering the tails asked for, newest request per piece only: a piece that asks again before
+    """One daemon thread (while tails stream in) rendering the tails asked for, newest request per piece only: a piece that asks again before
     its render started replaces the request, so the worker never renders a tail already outgrown. Results (the newest
     per piece) wait for
     the piece's next update on the GUI thread (the next frame with a delta); a piece that is dropped takes its
@@ -75,12 +78,14 @@ class TailWorker:
         self._done: weakref.WeakKeyDictionary[object, RenderedTail] = weakref.WeakKeyDictionary()
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._stopping = False
         self.rendered = 0
         """Tails rendered so far (for tests and benchmarks)."""
 
     def submit(self, owner: object, start: int, text: str, theme: Theme) -> None:
         with self._wake:
             self._wanted[owner] = (start, text, theme)
+            self._stopping = False
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="markdown-tails", daemon=True)
                 self._thread.start()
@@ -95,16 +100,29 @@ class TailWorker:
             self._wanted.pop(owner, None)
             self._done.pop(owner, None)
 
-    def _next(self) -> tuple[weakref.ref, tuple[int, str, Theme]]:
+    def stop(self, timeout: float = 2.0) -> None:
+        """Drop what waits and let the thread end (the window closes); a later request starts it again."""
         with self._wake:
-            while not self._wanted:
-                self._wake.wait()
+            self._wanted.clear()
+            self._done.clear()
+            self._stopping = True
+            thread = self._thread
+            self._wake.notify_all()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    def _next(self) -> tuple[weakref.ref, tuple[int, str, Theme]] | None:
+        """The next request; None (and the thread is let go) when none came for IDLE_EXIT_S, or on `stop`."""
+        with self._wake:
+            if not self._wake.wait_for(lambda: bool(self._wanted) or self._stopping, IDLE_EXIT_S) or self._stopping:
+                self._thread = None  # the next request starts another
+                return None
             owner, job = self._wanted.popitem()
             return weakref.ref(owner), job
 
     def _run(self) -> None:
-        while True:
-            owner_ref, (start, text, theme) = self._next()
+        while (request := self._next()) is not None:
+            owner_ref, (start, text, theme) = request
             try:
                 rendered = render_tail(start, text, theme)
             except Exception:  # noqa: BLE001 - the piece keeps its plain text; its final render shows the problem
@@ -127,3 +145,9 @@ def shared_tail_worker() -> TailWorker:
     if _shared is None:
         _shared = TailWorker()
     return _shared
+
+
+def stop_shared_tail_worker() -> None:
+    """The window closes: the tail worker's thread ends (if it was ever started)."""
+    if _shared is not None:
+        _shared.stop()

@@ -96,3 +96,27 @@ def test_a_newer_request_replaces_one_not_started_and_a_dropped_piece_leaves_not
     del owner  # a piece scrolled away and dropped: its request and result go with it
     wait_for(lambda: not worker._wanted)
     assert len(worker._done) == 0
+
+
+def test_the_worker_thread_ends_when_no_tail_streams_and_comes_back_with_the_next(qapp, monkeypatch):
+    monkeypatch.setattr(tail_renderer, "IDLE_EXIT_S", 0.05)
+    worker, owner = TailWorker(), LiveMarkdown(DEFAULT_THEME)
+    worker.submit(owner, 0, "one", DEFAULT_THEME)
+    wait_for(lambda: worker.rendered == 1)
+    first = worker._thread
+    wait_for(lambda: worker._thread is None and not first.is_alive())  # an idle window keeps no thread
+    worker.submit(owner, 0, "two", DEFAULT_THEME)
+    wait_for(lambda: worker.rendered == 2)
+    assert worker.take(owner).text == "two"
+
+
+def test_stop_lets_the_thread_go_at_once_and_a_later_request_starts_it_again(qapp):
+    worker, owner = TailWorker(), LiveMarkdown(DEFAULT_THEME)
+    worker.submit(owner, 0, "one", DEFAULT_THEME)
+    wait_for(lambda: worker.rendered == 1)
+    thread = worker._thread
+    worker.stop()
+    assert not thread.is_alive() and worker._thread is None and worker.take(owner) is None
+    worker.submit(owner, 0, "two", DEFAULT_THEME)
+    wait_for(lambda: worker.rendered == 2)
+    assert worker.take(owner).text == "two"
