@@ -23,6 +23,12 @@ def env_key(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", VALUE)
 
 
+def machine_runtime() -> tuple[Runtime, KeyringKeys]:
+    """A runtime on the machine's own keyring, as the app builds it (its key store not opened yet)."""
+    runtime, store = machine_runtime()
+    return runtime, store
+
+
 def test_the_child_says_which_keys_are_set_and_never_a_value(env_key):
     done = subprocess.run(child_command(["anthropic", "my-proxy"]), capture_output=True, text=True, timeout=60,
                           env=dict(os.environ))
@@ -39,9 +45,7 @@ def test_an_answer_that_is_not_the_json_asked_for_counts_as_none():
 
 @pytest.mark.asyncio
 async def test_the_runtime_uses_the_childs_answer_until_the_keyring_opens_here(env_key):
-    store = KeyringKeys()
-    runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(), standard_lookup(store))
-    runtime.key_store = store
+    runtime, store = machine_runtime()
     presence = await runtime.learn_key_presence()
     assert presence is not None and not store.loaded  # nothing of the keyring opened in this process
     assert await runtime.keys_present(["anthropic", "openai"]) == {"anthropic": True, "openai": False}
@@ -71,9 +75,7 @@ def test_presence_in_child_is_none_when_the_child_fails(monkeypatch):
 
 @pytest.mark.asyncio
 async def test_a_key_found_only_in_the_environment_is_read_without_opening_the_keyring(env_key):
-    store = KeyringKeys()
-    runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(), standard_lookup(store))
-    runtime.key_store = store
+    runtime, store = machine_runtime()
     presence = await runtime.learn_key_presence()
     assert presence is not None and presence.from_environment == {"anthropic"}
     found = await runtime.find_keys(["anthropic"])
