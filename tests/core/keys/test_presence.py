@@ -25,7 +25,9 @@ def env_key(monkeypatch):
 
 def machine_runtime() -> tuple[Runtime, KeyringKeys]:
     """A runtime on the machine's own keyring, as the app builds it (its key store not opened yet)."""
-    runtime, store = machine_runtime()
+    store = KeyringKeys()
+    runtime = Runtime(AppPaths.resolve().ensure(), AppConfig(), standard_lookup(store))
+    runtime.key_store = store
     return runtime, store
 
 
