@@ -96,8 +96,8 @@ def test_the_end_of_a_200_kb_reply_is_visible_at_the_bottom(qtbot, monkeypatch):
     text = _long_markdown(200_000)
     reply = _stream(qtbot, model, view, text)
     rendered = []
-    original = documents.render_markdown
-    monkeypatch.setattr(documents, "render_markdown", lambda md, theme, **kw: rendered.append(len(md)) or original(md, theme, **kw))
+    original = documents.render_tail  # how the GUI thread renders Markdown (chunks, and a piece as it finishes)
+    monkeypatch.setattr(documents, "render_tail", lambda start, md, theme: rendered.append(len(md)) or original(start, md, theme))
     accumulate(reply, ev.Done(reason="end_turn"))
     model.message_changed(reply.id)
     view.scrollToBottom()

@@ -163,10 +163,10 @@ class PaintEnv:
         self.documents.clear()
         self.live = LiveDocuments()
 
-    def cached(self, key: Hashable, width: int, build: Callable[[], Document], chars: int = 0) -> Document:
+    def cached(self, key: Hashable, width: int, build: Callable[[], Document]) -> Document:
         """The document for `key` (content identity, not width), re-wrapped to `width` if needed:
         re-wrapping is much cheaper than rendering the Markdown again after a resize."""
-        document = self.documents.get(key, build, chars)
+        document = self.documents.get(key, build)
         if document.textWidth() != width:
             document.setTextWidth(width)
         return document

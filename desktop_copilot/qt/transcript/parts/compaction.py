@@ -95,7 +95,7 @@ class CompactionSummary(PartPainter):
         compaction_id, summary = segment.state
         text = part.piece(summary, plain=True)
         key = ("compaction_summary", compaction_id, segment.start, len(text))
-        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font), len(text))]
+        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font))]
         top = GAP + self._caption_height(env) if segment.head else 0
         return top + documents_height(part.documents) + (GAP if segment.tail else 0)
 

@@ -14,7 +14,6 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
-    QImage,
     QPainter,
     QPalette,
     QPyTextObject,
@@ -26,8 +25,8 @@ from PySide6.QtGui import (
 
 from desktop_copilot.core.content.citations import Source
 from desktop_copilot.qt.transcript.parts.math import draw_math_image, math_image_size
-from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, document_css, render_markdown, render_sources
-from desktop_copilot.qt.transcript.parts.tail_renderer import RenderedTail, TailRendering, shared_tail_worker
+from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, document_css, render_sources
+from desktop_copilot.qt.transcript.parts.tail_renderer import RenderedTail, TailRendering, render_tail, shared_tail_worker
 from desktop_copilot.qt.common.theme import Theme
 
 RENDER_INTERVAL = 0.08
@@ -103,13 +102,15 @@ def markdown_document(text: str, width: int, theme: Theme) -> QTextDocument:
 
 def set_markdown(document: InertDocument, text: str, theme: Theme) -> None:
     """Render `text` into `document`, remembering its code blocks' languages and code (`InertDocument.code`)."""
-    code: list[tuple[str, str]] = []
-    formulas: dict[str, QImage] = {}
-    html = render_markdown(text, theme, code=code, math=formulas).rstrip("\n")  # a last newline would end the text with a space
-    for name, image in formulas.items():  # our own formula images, registered before the HTML that names them
+    show_rendered(document, render_tail(0, text, theme))
+
+
+def show_rendered(document: InertDocument, rendered: RenderedTail) -> None:
+    """Put Markdown rendered to HTML (here or on the tail worker) into `document`, with its formula images and code."""
+    for name, image in rendered.formulas.items():  # our own formula images, registered before the HTML that names them
         document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
-    document.setHtml(html)
-    document.code = code
+    document.setHtml(rendered.html)
+    document.code = rendered.code
 
 
 def sources_document(sources: list[Source], width: int, theme: Theme) -> QTextDocument:
@@ -302,9 +303,8 @@ class DocumentCache:
     def __len__(self) -> int:
         return len(self._documents)
 
-    def get(self, key: Hashable, build: Callable[[], Document], chars: int = 0) -> Document:
-        """The document for `key`, built by `build` if not held (`chars`, its text's length, is not needed: the
-        document is measured)."""
+    def get(self, key: Hashable, build: Callable[[], Document]) -> Document:
+        """The document for `key`, built by `build` if not held (then measured: `document_bytes`)."""
         entry = self._documents.get(key)
         if entry is not None:
             self._documents.move_to_end(key)
@@ -387,7 +387,8 @@ class LiveMarkdown:
             self._tail_asked_at = now
         rendered = self._tails.take(self)
         if rendered is not None and rendered.start == self._chunked and tail.startswith(rendered.text):
-            self._show_rendered(rendered)
+            show_rendered(self.tail, rendered)
+            self.rendered_chars += len(rendered.text)
             self._append_plain(tail[len(rendered.text) :])
         elif force or len(tail) < self._tail_shown:  # a chunk took the tail's start: the rest as plain text until due
             self.tail.setPlainText(tail)
@@ -398,13 +399,6 @@ class LiveMarkdown:
         if self.tail.textWidth() != width:
             self.tail.setTextWidth(width)
         return [self.chunks, self.tail]
-
-    def _show_rendered(self, rendered: RenderedTail) -> None:
-        for name, image in rendered.formulas.items():  # our own formula images, registered before the HTML names them
-            self.tail.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
-        self.tail.setHtml(rendered.html)
-        self.tail.code = rendered.code
-        self.rendered_chars += len(rendered.text)
 
     def _append_plain(self, text: str) -> None:
         if text:

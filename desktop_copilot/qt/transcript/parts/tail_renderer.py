@@ -34,8 +34,9 @@ class RenderedTail:
 
 
 def render_tail(start: int, text: str, theme: Theme) -> RenderedTail:
+    """The HTML of the Markdown `text` (a streaming tail from character `start` of its piece, or a whole text)."""
     tail = RenderedTail(start, text)
-    tail.html = render_markdown(text, theme, code=tail.code, math=tail.formulas).rstrip("\n")
+    tail.html = render_markdown(text, theme, code=tail.code, math=tail.formulas).rstrip("\n")  # a last newline would end the text with a space
     return tail
 
 

@@ -47,7 +47,7 @@ class UserBubble(PartPainter):
         segment = part.segment
         key = ("user", part.message.id, segment.start if segment else 0, len(text))
         font = env.theme.font("body")
-        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font), len(text))]
+        part.documents = [env.cached(key, inner, lambda: plain_document(text, inner, env.theme, font))]
         head, tail = self._ends(part)
         shown = attachments.lay_out(part, env, inner)  # images and files above the text of the first piece
         if shown and not text.strip():
@@ -95,12 +95,12 @@ class MarkdownText(PartPainter):
                 return live.finish(text, width) if isinstance(live, LiveMarkdown) else markdown_document(text, width, env.theme)
 
             key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
-            part.documents = [env.cached(key, width, build, len(text))]
+            part.documents = [env.cached(key, width, build)]
             citations = part.block.citations
             if citations and segment.end == len(part.block.text):
                 key = ("sources", part.message.id, part.index, len(citations))
                 build_sources = lambda: sources_document(cited_sources(citations), width, env.theme)  # noqa: E731
-                part.documents.append(env.cached(key, width, build_sources, 80 * len(citations)))
+                part.documents.append(env.cached(key, width, build_sources))
             if segment.end == len(part.block.text) and part.message.status.finished:
                 self._add_knowledge_sources(part, env, width)
         code_blocks.lay_out(part, env, QPoint(0, 0))
@@ -124,7 +124,7 @@ class MarkdownText(PartPainter):
             return
         key = ("knowledge", message.id, part.index, tuple(p.number for p in sources.passages), sources.cited)
         build = lambda: sources_html_document(render_knowledge_sources(message.id, sources), width, env.theme)  # noqa: E731
-        part.documents.append(env.cached(key, width, build, 120 * len(sources.passages)))
+        part.documents.append(env.cached(key, width, build))
 
     def text_origin(self, part: Part, rect: QRect, env: PaintEnv) -> QPoint | None:
         return rect.topLeft()

@@ -84,7 +84,7 @@ class ThinkingBody(PartPainter):
                 return live.finish(text, inner) if isinstance(live, LivePlainText) else plain_document(text, inner, env.theme, font)
 
             key = ("thinking", part.message.id, part.index, segment.start, len(text))
-            part.documents = [env.cached(key, inner, build, len(text))]
+            part.documents = [env.cached(key, inner, build)]
         return documents_height(part.documents) + (GAP if segment.head else 0) + (GAP if segment.tail else 0)
 
     def paint(self, painter: QPainter, part: Part, rect: QRect, env: PaintEnv) -> None:

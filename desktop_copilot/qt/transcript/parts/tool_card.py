@@ -212,7 +212,7 @@ class ToolCard(PartPainter):
         if block.approval is not None and block.approval.preview:
             preview = capped(block.approval.preview.rstrip("\n"), PREVIEW_CHARS, PREVIEW_LINES)
             document = env.cached(("tool-preview", block.id, hash(preview)), inner - 2 * self.BOX_PAD,
-                                  lambda: approval.diff_document(preview, inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")), len(preview))
+                                  lambda: approval.diff_document(preview, inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")))
             top = self._section(part, env, top, inner, QCoreApplication.translate("ToolCard", "Preview"), document)
         if running:
             top = self._output(part, env, top, inner, output_tail(block.output))
@@ -239,7 +239,7 @@ class ToolCard(PartPainter):
     def _plain(self, part: Part, env: PaintEnv, name: str, text: str, inner: int) -> QTextDocument:
         width, theme, font = inner - 2 * self.BOX_PAD, env.theme, env.theme.font("mono")
         return env.cached(("tool", part.message.id, part.index, name, hash(text)), width,
-                          lambda: plain_document(text, width, theme, font), len(text))
+                          lambda: plain_document(text, width, theme, font))
 
     def _section(self, part: Part, env: PaintEnv, top: int, inner: int, title: str, document: QTextDocument, error: bool = False) -> int:
         label = self._rows(env)[2]
