@@ -88,11 +88,8 @@ class StoreRecorder:
         if isinstance(event, ev.CompactionUndone):
             self._save_compaction(event.compaction_id)
             return
-        self._changed(event)
-        if isinstance(event, WRITTEN_LATER):
-            self.throttle.delta()
-        else:
-            self.flush()
+        self._changed(event)  # any other event is written at once (the deltas took the first branch)
+        self.flush()
 
     def _changed(self, event: ev.Event) -> None:
         """The message of `event` is written with the next write: the one the loop folded it into (`event.snapshot`),

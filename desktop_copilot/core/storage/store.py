@@ -302,19 +302,6 @@ class Store:
         ).fetchall()
         return {row[0]: row[1] for row in rows}
 
-    def conversation_usage(self, conversation_id: str) -> Usage:
-        """The summed token usage of a conversation's messages, computed in SQL."""
-        self._settle()
-        row = self._db.execute(
-            """SELECT COALESCE(SUM(json_extract(usage, '$.input_tokens')), 0),
-                      COALESCE(SUM(json_extract(usage, '$.output_tokens')), 0),
-                      COALESCE(SUM(json_extract(usage, '$.cache_read_tokens')), 0),
-                      COALESCE(SUM(json_extract(usage, '$.cache_write_tokens')), 0)
-               FROM messages WHERE conversation_id=?""",
-            (conversation_id,),
-        ).fetchone()
-        return Usage(input_tokens=row[0], output_tokens=row[1], cache_read_tokens=row[2], cache_write_tokens=row[3])
-
     # --- messages ----------------------------------------------------------------------
 
     def save_message(self, conversation_id: str, seq: int, message: Message, *, background: bool = False) -> None:
