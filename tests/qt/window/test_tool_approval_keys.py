@@ -41,17 +41,22 @@ def wait_for_card(qtbot, window) -> None:
     assert window.composer.edit.hasFocus()  # the user is still in the message box
 
 
+def ask_to_note_milk(qtbot, window, loopback, answer: str) -> None:
+    """The model asks to write todo.md (then says `answer`); its card waits, the focus still in the message box."""
+    loopback.enqueue("/v1/messages",
+                     sse_response(anthropic_tool_reply([("toolu_1", "write_file", {"path": "todo.md", "content": "milk"})])),
+                     sse_response(anthropic_text_reply(answer)))
+    send(qtbot, window, "note milk")
+    wait_for_card(qtbot, window)
+
+
 def ring(window) -> tuple:
     return window.view.delegate.env.cards.focused
 
 
 def test_tab_then_enter_allows_the_call_and_it_runs(qtbot, loopback_env, keyboard_window):
     window, workspace = keyboard_window
-    loopback_env.enqueue("/v1/messages",
-                         sse_response(anthropic_tool_reply([("toolu_1", "write_file", {"path": "todo.md", "content": "milk"})])),
-                         sse_response(anthropic_text_reply("Written.")))
-    send(qtbot, window, "note milk")
-    wait_for_card(qtbot, window)
+    ask_to_note_milk(qtbot, window, loopback_env, "Written.")
     assert "write_file" in window.view.accessibleDescription()
 
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Tab)
@@ -70,11 +75,7 @@ def test_tab_then_enter_allows_the_call_and_it_runs(qtbot, loopback_env, keyboar
 
 def test_esc_denies_the_call_and_nothing_runs(qtbot, loopback_env, keyboard_window):
     window, workspace = keyboard_window
-    loopback_env.enqueue("/v1/messages",
-                         sse_response(anthropic_tool_reply([("toolu_1", "write_file", {"path": "todo.md", "content": "milk"})])),
-                         sse_response(anthropic_text_reply("OK, nothing written.")))
-    send(qtbot, window, "note milk")
-    wait_for_card(qtbot, window)
+    ask_to_note_milk(qtbot, window, loopback_env, "OK, nothing written.")
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Tab)
     qtbot.keyClick(window.view, Qt.Key.Key_Right)  # wherever the ring is on the card, Esc denies the call
 
