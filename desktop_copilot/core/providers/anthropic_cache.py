@@ -25,13 +25,15 @@ ATTACHMENT_TOKENS = 1_500
 _UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
 
 
-def place_breakpoints(params: dict[str, Any]) -> None:
+def place_breakpoints(params: dict[str, Any], *, earlier_tokens: int = 0, earlier_breakpoints: int = 0) -> None:
     """Put `cache_control` on the last tool, on the system prompt (made a list of one text block), on the last block of
     the latest user turn (the round's tool results, or the user's message) and of the user turn before it (read back
     when the latest round added more than 20 blocks): at most four, each where its prefix is long enough to be cached
-    and never on a block that may not carry one (the last one that may, in its turn)."""
-    budget = MAX_BREAKPOINTS - _present(params)
-    size = _Prefix()
+    and never on a block that may not carry one (the last one that may, in its turn). `earlier_tokens` and
+    `earlier_breakpoints`: the size and breakpoints of turns sent before `params["messages"]` (a request whose first
+    turns are kept as JSON, core/providers/anthropic_body.py); the two latest user turns are among `params["messages"]`."""
+    budget = MAX_BREAKPOINTS - _present(params) - earlier_breakpoints
+    size = PrefixSize()
     chosen: list[dict[str, Any]] = []
     tools = params.get("tools") or []
     for tool in tools:
@@ -44,6 +46,7 @@ def place_breakpoints(params: dict[str, Any]) -> None:
         size.add(system_block["text"])
         if size.enough:
             chosen.append(system_block)
+    size.add_tokens(earlier_tokens)
     messages = params.get("messages") or []
     marked_turns = [i for i, turn in enumerate(messages) if turn["role"] == "user"][-2:]
     for index, turn in enumerate(messages[: marked_turns[-1] + 1] if marked_turns else []):
@@ -72,22 +75,30 @@ def _markable(content: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
+def carries_breakpoint(block: Any) -> bool:
+    return isinstance(block, dict) and "cache_control" in block
+
+
 def _present(params: dict[str, Any]) -> int:
     system = params.get("system")
     blocks = [*(params.get("tools") or []), *(system if isinstance(system, list) else [])]
-    blocks += [block for turn in params.get("messages") or [] for block in turn["content"] if isinstance(block, dict)]
-    return sum(1 for block in blocks if "cache_control" in block)
+    blocks += [block for turn in params.get("messages") or [] for block in turn["content"]]
+    return sum(1 for block in blocks if carries_breakpoint(block))
 
 
-class _Prefix:
+class PrefixSize:
     """The estimated tokens of a request's prefix, counted only until it is long enough to be cached."""
 
-    def __init__(self) -> None:
-        self.tokens = 0
+    def __init__(self, tokens: int = 0) -> None:
+        self.tokens = tokens
 
     @property
     def enough(self) -> bool:
         return self.tokens >= MIN_CACHEABLE_TOKENS
+
+    def add_tokens(self, tokens: int) -> None:
+        if not self.enough:
+            self.tokens += tokens
 
     def add(self, text: str) -> None:
         if not self.enough:

@@ -13,7 +13,8 @@ from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.profiles.profile import ModelFacts
 from desktop_copilot.core.profiles.reported import anthropic_facts
-from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper, build_params
+from desktop_copilot.core.providers.anthropic_body import request_body
+from desktop_copilot.core.providers.anthropic_wire import AnthropicEventMapper
 from desktop_copilot.core.providers.base import ProviderRequest
 from desktop_copilot.core.providers.deadlines import DEFAULT_DEADLINES, StreamDeadlines
 from desktop_copilot.core.providers.status_words import error_parts
@@ -56,9 +57,16 @@ class AnthropicProvider(StreamingProvider):
 
     @contextlib.asynccontextmanager
     async def open_try(self, request: ProviderRequest) -> AsyncIterator[Any]:
-        # The SDK sends the request (auth, HTTP errors); the body is read by the skeleton.
-        async with self.client().messages.with_streaming_response.create(**build_params(request), stream=True) as opened:
-            yield opened.http_response
+        import httpx2  # the SDK's transport
+
+        # The SDK sends the request (auth, headers, HTTP errors as its exceptions) with the body made here
+        # (anthropic_body: only what changed since the conversation's last request is converted); the skeleton reads
+        # the response's body.
+        response = await self.client().post("/v1/messages", cast_to=httpx2.Response, content=request_body(request), stream=True)
+        try:
+            yield response
+        finally:
+            await response.aclose()
 
     def map_frame(self, mapper: AnthropicEventMapper, name: str, data: bytes) -> list[ev.Event]:
         if name == "error":  # an SSE `error` event after the 200

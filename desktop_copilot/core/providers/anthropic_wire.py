@@ -40,8 +40,10 @@ class CallIds:
     another (Kimi's "functions.get_weather:0", "call_0" reused in each reply, an empty one) becomes a stable id made
     from it, the same for its `tool_use` and its `tool_result`."""
 
-    def __init__(self) -> None:
-        self._used: set[str] = set()
+    def __init__(self, taken: list[str] | None = None) -> None:
+        self.taken: list[str] = list(taken or [])
+        """The ids sent so far, in order (a request built from a kept state starts from them)."""
+        self._used: set[str] = set(self.taken)
 
     def of(self, message: Message) -> list[str]:
         """The ids to send for the calls of `message`, in order."""
@@ -50,6 +52,7 @@ class CallIds:
     def _take(self, call_id: str) -> str:
         if _TOOL_USE_ID.fullmatch(call_id) and call_id not in self._used:
             self._used.add(call_id)
+            self.taken.append(call_id)
             return call_id
         digest = hashlib.sha256(call_id.encode("utf-8", "replace")).hexdigest()[:12]
         base = candidate = f"toolu_{_NOT_IN_ID.sub('_', call_id)[:40]}_{digest}"
@@ -57,6 +60,7 @@ class CallIds:
         while candidate in self._used:
             candidate, number = f"{base}_{number}", number + 1
         self._used.add(candidate)
+        self.taken.append(candidate)
         return candidate
 
 
@@ -125,33 +129,28 @@ def build_messages(history: list[Message], limits: AttachmentLimits | None = Non
     limits = limits or limits_for("anthropic", "anthropic", "")
     turns: list[dict[str, Any]] = []
     call_ids = CallIds()
-
-    def add(role: str, content: list[dict[str, Any]]) -> None:
-        if not content:
-            return
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].extend(content)
-        else:
-            turns.append({"role": role, "content": list(content)})
-
     for message in history:
-        if message.role is Role.USER:
-            add("user", user_content(message, limits))
-        else:
-            ids = call_ids.of(message)
-            add("assistant", _assistant_content(message, ids))
-            add("user", tool_results(message, ids))
+        for role, block in message_content(message, call_ids, limits):
+            if turns and turns[-1]["role"] == role:
+                turns[-1]["content"].append(block)
+            else:
+                turns.append({"role": role, "content": [block]})
     return turns
 
 
 def build_params(request: ProviderRequest) -> dict[str, Any]:
     """Keyword arguments for `client.messages.create` (without `stream`), with the prompt-caching breakpoints
-    (core/providers/anthropic_cache.py)."""
-    params: dict[str, Any] = {
-        "model": request.model,
-        "max_tokens": request.max_tokens,
-        "messages": build_messages(request.messages, limits_for("anthropic", "anthropic", request.model)),
-    }
+    (core/providers/anthropic_cache.py). (Requests are sent as the JSON of core/providers/anthropic_body.py, the same
+    request made again only where the conversation changed.)"""
+    params = request_params(request)
+    params["messages"] = build_messages(request.messages, limits_for("anthropic", "anthropic", request.model))
+    place_breakpoints(params)
+    return params
+
+
+def request_params(request: ProviderRequest) -> dict[str, Any]:
+    """Everything of a request but its `messages` (and the breakpoints, placed once they are in)."""
+    params: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens}
     if request.system:
         params["system"] = request.system
     if request.tools:
@@ -165,8 +164,17 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
             params["max_tokens"] = request.thinking_budget + 4096
     elif sampling := request.sampling_options():  # extended thinking refuses sampling options
         params["extra_body"] = sampling  # the SDK (1.0 on) no longer takes them as arguments; the API still reads them
-    place_breakpoints(params)
     return params
+
+
+def message_content(message: Message, call_ids: CallIds, limits: AttachmentLimits) -> list[tuple[str, dict[str, Any]]]:
+    """`message` as (role, content block) pairs in request order: a user message's content; a reply's content, then its
+    tool results (as the user). Consecutive blocks of one role make one turn (build_messages)."""
+    if message.role is Role.USER:
+        return [("user", block) for block in user_content(message, limits)]
+    ids = call_ids.of(message)
+    return [*(("assistant", block) for block in _assistant_content(message, ids)),
+            *(("user", block) for block in tool_results(message, ids))]
 
 
 TRACKS_INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
