@@ -27,6 +27,7 @@ from desktop_copilot.core.context.tokens import (
 from desktop_copilot.core.context.trimming import sent_messages
 from desktop_copilot.core.conversation.history import written_by
 from desktop_copilot.core.conversation.models import Compaction, Conversation, Message, Role, TextBlock
+from desktop_copilot.core.conversation.prefix import SeenMessages
 from desktop_copilot.core.provider_table import spec_of
 
 LEAST_PLAUSIBLE = 0.25
@@ -44,6 +45,8 @@ STAND_IN_OVERHEAD = 24
 """The words around a compaction's summary in requests."""
 HELD_CONVERSATIONS = 4
 """Conversations whose weights are kept (no message is kept alive by them)."""
+RUNNING_TOTALS_FROM = 64
+"""Messages to estimate after the anchor beyond which the running totals are used rather than a sum."""
 
 
 class ToolLike(Protocol):
@@ -131,6 +134,14 @@ class _HistoryCounter:
         self.requests: dict[str, tuple[float, int]] = {}
         """Reply id -> the text weight and fixed tokens of the messages its request sent (they stay as they were while
         the reply streams)."""
+        self.seen = SeenMessages()
+        self.sent_weights: list[Weight] = []
+        """The weights of the messages the last count sent, in order (the objects in `seen`)."""
+        self.reporting: list[int] = []
+        """Where the replies that reported an input are among them."""
+        self.totals_key: tuple[str, float] | None = None
+        self.totals: list[int] = [0]
+        """Running estimated tokens of them (totals[i]: the first i), for the provider and calibration of `totals_key`."""
         self.key: tuple | None = None
         self.result: tuple[int, int] = (0, 0)
         """(What the anchor reported, the estimate of what came after it)."""
@@ -160,8 +171,8 @@ class _HistoryCounter:
             sent = sent_messages([*messages, _NEXT] if next_message else messages, conversation.compactions)
             if sent and sent[-1] is _NEXT:
                 sent.pop()
-            originals = {id(message) for message in messages}
-            weights = [self.weight(message, originals) for message in sent]
+            originals = set(map(id, messages))
+            weights = self._weights_of(sent, originals)
             self.result = self._count(sent, weights, conversation, provider, prompt_weight, originals)
             if len(self.weights) > len(messages) or len(self.requests) > len(messages) or len(self.derived) > len(sent):
                 kept = {message.id for message in messages} | {message.id for message in sent}  # (only when something
@@ -172,6 +183,35 @@ class _HistoryCounter:
         exact, after = self.result
         return max(0, exact - round(prompt_weight * factor(provider))) + after if exact else after, exact
 
+    def _weights_of(self, sent: list[Message], originals: set[int]) -> list[Weight]:
+        """The weights of the messages sent, and the replies among them that reported usage: kept for the messages
+        that are the same objects at the same revisions as at the last count, weighed for the rest."""
+        same = self.seen.update(sent)
+        del self.sent_weights[same:]
+        self.sent_weights.extend(self.weight(message, originals) for message in sent[same:])
+        while self.reporting and self.reporting[-1] >= same:
+            self.reporting.pop()
+        self.reporting += [index for index in range(same, len(sent)) if _reported(sent[index]) > 0]
+        if self.totals_key is not None and len(self.totals) > same + 1:
+            del self.totals[same + 1:]
+        return self.sent_weights
+
+    def _estimate(self, sent: list[Message], weights: list[Weight], start: int, provider: str) -> int:
+        """The estimated tokens of the messages sent from `start` on. From far back (no reply's usage to start from),
+        the running totals of the last count are extended rather than everything summed again."""
+        def tokens(index: int) -> int:
+            return weights[index].tokens(provider, with_thinking=written_by(sent[index], provider))
+
+        if len(sent) - start <= RUNNING_TOTALS_FROM:
+            return sum(map(tokens, range(start, len(sent))))
+        key = (provider, factor(provider))
+        if key != self.totals_key:
+            self.totals_key, self.totals = key, [0]
+        totals = self.totals
+        for index in range(len(totals) - 1, len(sent)):
+            totals.append(totals[-1] + tokens(index))
+        return totals[len(sent)] - totals[start]
+
     def _count(self, sent: list[Message], weights: list[Weight], conversation: Conversation, provider: str,
                prompt_weight: float, originals: set[int]) -> tuple[int, int]:
         """(what the anchor reported: its input, cache and output; the estimate of its tool results and of everything
@@ -179,7 +219,7 @@ class _HistoryCounter:
         provider that wrote it)."""
         anchor = self._anchor(sent, weights, conversation, provider, prompt_weight, originals)
         start = 0 if anchor is None else anchor.index + 1
-        after = sum(w.tokens(provider, with_thinking=written_by(m, provider)) for m, w in zip(sent[start:], weights[start:]))
+        after = self._estimate(sent, weights, start, provider)
         if anchor is None:
             return 0, after
         reply = sent[anchor.index]
@@ -195,15 +235,11 @@ class _HistoryCounter:
         dated anew) that changed what is sent, and near enough to the estimate of its request
         (from which its provider's calibration learns, once)."""
         tried = 0
-        for index in range(len(sent) - 1, -1, -1):
+        for index in reversed(self.reporting):
             reply = sent[index]
-            if reply.role is not Role.ASSISTANT or not written_by(reply, provider):
+            if not written_by(reply, provider):
                 continue
-            usage = reply.usage
-            cache = usage.cache_read_tokens + usage.cache_write_tokens if _cache_apart(reply.provider) else 0
-            reported = usage.input_tokens + cache
-            if reported <= 0:
-                continue
+            reported = _reported(reply)
             if (tried := tried + 1) > CANDIDATES:
                 return None
             if any(not c.undone and c.created_at > reply.created_at for c in conversation.compactions):
@@ -240,6 +276,14 @@ class _HistoryCounter:
         fixed = sum(w.fixed for w in weights)
         self.requests[reply.id] = (text, fixed)
         return text, fixed
+
+
+def _reported(message: Message) -> int:
+    """The input a reply's provider reported its request held (cache reads and writes included); 0 for a user message."""
+    if message.role is not Role.ASSISTANT:
+        return 0
+    usage = message.usage
+    return usage.input_tokens + (usage.cache_read_tokens + usage.cache_write_tokens if _cache_apart(message.provider) else 0)
 
 
 def _cache_apart(provider: str | None) -> bool:

@@ -5,9 +5,14 @@ whole."""
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from desktop_copilot.core.conversation.history import sendable_history, turn_starts
+from desktop_copilot.core.conversation.history import sendable_history
+from desktop_copilot.core.conversation.prefix import SeenMessages
 from desktop_copilot.core.conversation.models import Compaction, Message, Role, ToolCallBlock
 
 KEEP_TURNS = 4
@@ -28,25 +33,79 @@ def sent_messages(history: list[Message], compactions: Sequence[Compaction] = ()
 def trim_old_tool_results(messages: list[Message], keep_turns: int = KEEP_TURNS, limit: int = RESULT_LIMIT) -> list[Message]:
     """`messages` as a request sends them: each tool call older than the last `keep_turns` turns whose result (as the
     model would get it) is over `limit` characters carries a head-and-tail excerpt in `model_result`, on a copy of its
-    message; every other message is the same object, and none is changed."""
-    starts = turn_starts(messages)
-    if len(starts) <= keep_turns:
+    message; every other message is the same object, and none is changed. The copies of a conversation's last call
+    are kept (while its first message lives), so the same message gets the same copy and only messages that changed
+    or newly left the last turns are looked at."""
+    boundary = _recent_turns_start(messages, keep_turns)
+    if boundary is None:
         return messages
-    boundary = starts[-keep_turns] if keep_turns > 0 else len(messages)
     trimmed = list(messages)
-    for index in range(boundary):
+    with _lock:
+        for index, copy in _copies(messages, boundary, limit).items():
+            trimmed[index] = copy
+    return trimmed
+
+
+def _recent_turns_start(messages: list[Message], keep_turns: int) -> int | None:
+    """Where the last `keep_turns` turns begin (history.turn_starts, counted from the end; with none kept, the end), or
+    None when the messages have no more turns than that."""
+    keep_turns = max(0, keep_turns)
+    found, boundary = 0, len(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role is Role.USER and (index == 0 or messages[index - 1].role is not Role.USER):
+            found += 1
+            if found == keep_turns:
+                boundary = index
+            elif found > keep_turns:
+                return boundary
+    return None
+
+
+@dataclass(slots=True)
+class _Copies:
+    """One conversation's trimmed copies as its last call made them, by position, and the messages they were made
+    from (what decides whether a position's copy still holds)."""
+
+    limit: int
+    seen: SeenMessages = field(default_factory=SeenMessages)
+    copies: dict[int, Message] = field(default_factory=dict)
+
+
+def _copies(messages: list[Message], boundary: int, limit: int) -> dict[int, Message]:
+    """The trimmed copies of `messages[:boundary]`, by position: kept ones where the messages up to them are the same
+    objects at the same revisions as at the last call, the rest made."""
+    first = messages[0]
+    key = (first.id, id(first))
+    kept = _kept.pop(key, None)
+    if kept is None or kept.limit != limit:
+        kept = _Copies(limit)
+        weakref.finalize(first, _kept.pop, key, None)  # the conversation closed: its copies go
+    _kept[key] = kept
+    while len(_kept) > HELD_CONVERSATIONS:
+        _kept.popitem(last=False)
+    looked = messages[:boundary]
+    same = kept.seen.update(looked)
+    copies = {index: copy for index, copy in kept.copies.items() if index < same}
+    for index in range(same, boundary):
         message = messages[index]
         if message.role is not Role.ASSISTANT:
             continue
-        blocks = None  # copied only for a message with a result to cut (the meter and each request walk them all)
+        blocks = None  # copied only for a message with a result to cut
         for position, block in enumerate(message.blocks):
             if isinstance(block, ToolCallBlock) and (cut := _trimmed(block, limit)) is not block:
                 if blocks is None:
                     blocks = list(message.blocks)
                 blocks[position] = cut
         if blocks is not None:
-            trimmed[index] = message.model_copy(update={"blocks": blocks})
-    return trimmed
+            copies[index] = message.model_copy(update={"blocks": blocks})
+    kept.copies = copies
+    return copies
+
+
+HELD_CONVERSATIONS = 4
+"""Conversations whose copies are kept."""
+_kept: OrderedDict[tuple[str, int], _Copies] = OrderedDict()
+_lock = threading.Lock()
 
 
 def excerpt(text: str, limit: int = RESULT_LIMIT) -> str:

@@ -4,11 +4,13 @@ partial reply (Continue)."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 
 from desktop_copilot.core.conversation.models import Compaction, Message, Role, TextBlock
 
 REFUSAL = "refusal"
+_stop_reason = operator.attrgetter("stop_reason")
 CONTINUE_INSTRUCTION = (
     "Continue your previous reply exactly where it stopped, as if it had never been interrupted: do not repeat "
     "or summarise what you already wrote. If it stopped inside a code block, first reopen that code block with "
@@ -123,7 +125,7 @@ def _pieces(history: list[Message], compactions: Sequence[Compaction]) -> list[M
 
 
 def _without_refusals(history: list[Message]) -> list[Message]:
-    if not any(is_refused(message) for message in history):
+    if REFUSAL not in map(_stop_reason, history):  # (in C: a request at message 3,000 walks the history several times)
         return list(history)
     kept: list[Message] = []
     for message in history:

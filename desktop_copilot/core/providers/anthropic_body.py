@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import operator
 import threading
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_copilot.core.conversation.models import Message
+from desktop_copilot.core.conversation.prefix import SeenMessages
 from desktop_copilot.core.providers.anthropic_cache import PrefixSize, carries_breakpoint, place_breakpoints
 from desktop_copilot.core.providers.anthropic_wire import CallIds, message_content, request_params
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for
@@ -26,7 +26,6 @@ HELD_CONVERSATIONS = 4
 """Conversations whose turns are kept (by weak reference to their messages: none is kept alive)."""
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_revision = operator.attrgetter("revision")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +42,12 @@ class _State:
 
 @dataclass(slots=True)
 class _Kept:
-    """One conversation's last request: weak references to the messages it sent and their revisions; its closed turns
+    """One conversation's last request: the messages it sent (weakly, with their revisions); its closed turns
     as JSON with their roles, the prefix size after each (as anthropic_cache counts it, up to enough to be cached) and
     the breakpoints up to each; the call ids it took; and the states a walk can resume from."""
 
     model: str
-    refs: list[weakref.ref] = field(default_factory=list)
-    revisions: list[int] = field(default_factory=list)
+    seen: SeenMessages = field(default_factory=SeenMessages)
     closed: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
@@ -141,9 +139,7 @@ def _turns(kept: _Kept, messages: list[Message], limits: AttachmentLimits) -> tu
     """(the JSON of the turns before the second latest user turn; the turns from there as dicts, to carry breakpoints;
     the prefix size and the breakpoints before them). Walks the messages from the latest state whose messages are the
     same objects at the same revisions as in the last request."""
-    revisions = list(map(_revision, messages))
-    unchanged = min(_common_prefix(list(map(id, map(operator.call, kept.refs))), list(map(id, messages))),
-                    _common_prefix(kept.revisions, revisions))
+    unchanged = kept.seen.update(messages)
     start = max((state for state in kept.states if state.index <= unchanged), key=operator.attrgetter("index"), default=_START)
     walk = _Walk(kept, start, limits)
     for index in range(start.index, len(messages)):
@@ -152,7 +148,6 @@ def _turns(kept: _Kept, messages: list[Message], limits: AttachmentLimits) -> tu
         walk.add(messages[index])
     kept.states.append(walk.state(len(messages)))
     kept.taken[:] = walk.call_ids.taken
-    kept.refs, kept.revisions = list(map(weakref.ref, messages)), revisions
     tail_from = _marked_from(kept.roles, open_user=walk.open_role == "user")
     tail = [json.loads(text) for text in kept.closed[tail_from:]]
     if walk.open_role is not None:
@@ -170,18 +165,3 @@ def _marked_from(roles: list[str], *, open_user: bool) -> int:
         index -= 1
         wanted -= roles[index] == "user"
     return index if wanted < needed else len(roles)
-
-
-def _common_prefix(old: list, new: list) -> int:
-    """How many first items of the two lists are equal (list slices compared in C, halving the range)."""
-    most = min(len(old), len(new))
-    if old[:most] == new[:most]:
-        return most
-    low, high = 0, most  # old[:low] == new[:low], old[:high] != new[:high]
-    while high - low > 1:
-        middle = (low + high) // 2
-        if old[:middle] == new[:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
