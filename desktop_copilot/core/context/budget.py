@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from desktop_copilot.core.context.tokens import (
@@ -121,6 +121,17 @@ class _Anchor:
     """What the provider reported its request held (cache reads and writes included)."""
 
 
+@dataclass(slots=True)
+class _Requested:
+    """The messages a reply's request sent (weakly), their weights and running sums of their text weight and fixed
+    tokens (text[i], fixed[i]: the first i)."""
+
+    seen: SeenMessages = field(default_factory=SeenMessages)
+    weights: list[Weight] = field(default_factory=list)
+    text: list[float] = field(default_factory=lambda: [0])
+    fixed: list[int] = field(default_factory=lambda: [0])
+
+
 class _HistoryCounter:
     """One conversation's message weights (by id, revision and object identity), the estimates of the requests its
     replies reported on, and its last history total (by what it depends on)."""
@@ -142,6 +153,8 @@ class _HistoryCounter:
         self.totals_key: tuple[str, float] | None = None
         self.totals: list[int] = [0]
         """Running estimated tokens of them (totals[i]: the first i), for the provider and calibration of `totals_key`."""
+        self.requested = _Requested()
+        """The messages of the last reply's request weighed (`_request_of`)."""
         self.key: tuple | None = None
         self.result: tuple[int, int] = (0, 0)
         """(What the anchor reported, the estimate of what came after it)."""
@@ -240,6 +253,8 @@ class _HistoryCounter:
             if not written_by(reply, provider):
                 continue
             reported = _reported(reply)
+            if reported <= 0:
+                continue
             if (tried := tried + 1) > CANDIDATES:
                 return None
             if any(not c.undone and c.created_at > reply.created_at for c in conversation.compactions):
@@ -270,10 +285,17 @@ class _HistoryCounter:
         messages = conversation.messages
         position = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].id == reply.id), len(messages))
         sent = sent_messages(messages[:position], conversation.compactions)
-        turn = max((i + 1 for i, message in enumerate(sent) if message.role is Role.USER), default=0)
-        weights = [self.weight(message, originals) for message in sent]
-        text = sum(w.text for w in weights) + sum(w.thinking for w in weights[turn:])
-        fixed = sum(w.fixed for w in weights)
+        turn = next((i + 1 for i in range(len(sent) - 1, -1, -1) if sent[i].role is Role.USER), 0)
+        requested = self.requested
+        same = requested.seen.update(sent)
+        del requested.weights[same:], requested.text[same + 1:], requested.fixed[same + 1:]
+        for message in sent[same:]:  # (the replies' requests share their messages: each new one weighs its new ones)
+            weight = self.weight(message, originals)
+            requested.weights.append(weight)
+            requested.text.append(requested.text[-1] + weight.text)
+            requested.fixed.append(requested.fixed[-1] + weight.fixed)
+        text = requested.text[len(sent)] + sum(w.thinking for w in requested.weights[turn:])
+        fixed = requested.fixed[len(sent)]
         self.requests[reply.id] = (text, fixed)
         return text, fixed
 
