@@ -14,10 +14,10 @@ _revision = operator.attrgetter("revision")
 
 
 class SeenMessages:
-    """The messages of the last list seen: their ids (valid while none of them is gone, which their weak references
-    tell) and revisions."""
+    """The messages of the last list seen: their ids and revisions, and weak references that say when one of them is
+    gone (its id may be another's then)."""
 
-    __slots__ = ("_refs", "_ids", "_revisions", "_lost")
+    __slots__ = ("_refs", "_ids", "_revisions", "_lost", "__weakref__")
 
     def __init__(self) -> None:
         self._refs: list[weakref.ref] = []
@@ -29,16 +29,27 @@ class SeenMessages:
         """How many first `messages` are the objects seen last time at the same positions, at the revisions seen then;
         `messages` are remembered for the next time."""
         ids, revisions = list(map(id, messages)), list(map(_revision, messages))
-        if self._lost:  # a message seen is gone: its id may be another's now
-            self._ids = [-1 if message is None else id(message) for message in map(operator.call, self._refs)]
+        if self._lost:
+            self._ids = [-1 if message is None else id(message) for message in (ref() for ref in self._refs)]
         same = min(common_prefix(self._ids, ids), common_prefix(self._revisions, revisions))
         del self._refs[same:]
-        self._refs.extend(weakref.ref(message, self._lose) for message in messages[same:])
+        lose = _Loser(self)
+        self._refs += [weakref.ref(message, lose) for message in messages[same:]]
         self._ids, self._revisions, self._lost = ids, revisions, False
         return same
 
-    def _lose(self, _ref: weakref.ref) -> None:
-        self._lost = True
+
+class _Loser:
+    """A weak reference's callback marking its SeenMessages (weakly held: the references do not keep it alive)."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self, seen: SeenMessages) -> None:
+        self.seen = weakref.ref(seen)
+
+    def __call__(self, _ref: weakref.ref) -> None:
+        if (seen := self.seen()) is not None:
+            seen._lost = True
 
 
 def common_prefix(old: Sequence, new: Sequence) -> int:
