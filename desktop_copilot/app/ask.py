@@ -135,6 +135,9 @@ class TerminalPrinter:
 
     def __call__(self, event: ev.Event) -> None:
         kind = type(event)
+        if kind is ev.TextDelta and self._flush_soon and self._unflushed is self.out and not self.as_json:  # most deltas
+            self._held.append(event.text)
+            return
         if self.as_json:
             self._write(self.out, json.dumps(event.to_json(), ensure_ascii=False) + "\n")
             if kind not in ev.DELTA_EVENTS:
