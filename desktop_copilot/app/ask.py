@@ -238,6 +238,7 @@ async def _ask(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     runtime = build_runtime(
+        check_keyring=False,  # opened below only when the environment lacks the provider's key
         provider=args.provider, model=args.model, thinking_budget=args.thinking_budget,
         max_tool_rounds=args.max_tool_rounds, system=args.system, max_tokens=args.max_tokens,
     )
@@ -268,6 +269,7 @@ async def _ask(args: argparse.Namespace) -> int:
                 store = None
         apply_generation_options(conversation, args)
         session = ChatSession(runtime, conversation, store, approver=choose_approver(yes=args.yes))
+        _choose_key_sources(runtime, session.provider_id())
         start_mcp(runtime)
         if runtime.mcp is not None:
             await runtime.mcp.wait_ready(MCP_START_TIMEOUT)
@@ -304,6 +306,18 @@ async def _ask(args: argparse.Namespace) -> int:
         runtime.stop_mcp()
         if store is not None:
             store.close()
+
+
+def _choose_key_sources(runtime, provider_id: str) -> None:
+    """Keys from the environment alone when it holds the provider's key (or the provider needs none): the keyring's
+    libraries and backend discovery (50-100 ms) are not loaded. Otherwise the keyring comes first, as in the window,
+    and stderr says when none is usable."""
+    from desktop_copilot.core.bootstrap import keyring_warning
+
+    if runtime.environment_serves(provider_id):
+        runtime.keyring_left_closed = True
+    elif runtime.key_store is not None and (problem := keyring_warning(runtime.key_store)):
+        print(f"warning: {problem}", file=sys.stderr)
 
 
 def _choose_tools(runtime, conversation: Conversation, names: list[str]) -> str | None:
