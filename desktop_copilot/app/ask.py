@@ -242,7 +242,8 @@ async def _ask(args: argparse.Namespace) -> int:
         provider=args.provider, model=args.model, thinking_budget=args.thinking_budget,
         max_tool_rounds=args.max_tool_rounds, system=args.system, max_tokens=args.max_tokens,
     )
-    store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings)
+    # The reply's search row is written by the next store that indexes (the window, `history search`), not at exit.
+    store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings, defer_indexing=True)
     if store is not None and (problem := unsaved_warning(store)):  # the reply is given all the same
         runtime.warnings.append(problem)
     for problem in runtime.warnings:
