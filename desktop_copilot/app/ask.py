@@ -271,7 +271,8 @@ async def _ask(args: argparse.Namespace) -> int:
         apply_generation_options(conversation, args)
         session = ChatSession(runtime, conversation, store, approver=choose_approver(yes=args.yes))
         _choose_key_sources(runtime, session.provider_id())
-        start_mcp(runtime)
+        if runtime.paths.mcp_file.exists():  # no file, no servers: the MCP modules are not loaded
+            start_mcp(runtime)
         if runtime.mcp is not None:
             await runtime.mcp.wait_ready(MCP_START_TIMEOUT)
             for problem in mcp_problems(runtime):
