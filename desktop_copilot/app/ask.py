@@ -135,6 +135,9 @@ class TerminalPrinter:
 
     def __call__(self, event: ev.Event) -> None:
         kind = type(event)
+        if kind is ev.TextDelta and self._flush_soon and self._unflushed is self.out and not self.as_json:  # most deltas
+            self._held.append(event.text)
+            return
         if self.as_json:
             self._write(self.out, json.dumps(event.to_json(), ensure_ascii=False) + "\n")
             if kind not in ev.DELTA_EVENTS:
@@ -235,10 +238,12 @@ async def _ask(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     runtime = build_runtime(
+        check_keyring=False,  # opened below only when the environment lacks the provider's key
         provider=args.provider, model=args.model, thinking_budget=args.thinking_budget,
         max_tool_rounds=args.max_tool_rounds, system=args.system, max_tokens=args.max_tokens,
     )
-    store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings)
+    # The reply's search row is written by the next store that indexes (the window, `history search`), not at exit.
+    store = None if args.no_save and not args.continue_ else open_store(runtime.paths, runtime.warnings, defer_indexing=True)
     if store is not None and (problem := unsaved_warning(store)):  # the reply is given all the same
         runtime.warnings.append(problem)
     for problem in runtime.warnings:
@@ -265,7 +270,9 @@ async def _ask(args: argparse.Namespace) -> int:
                 store = None
         apply_generation_options(conversation, args)
         session = ChatSession(runtime, conversation, store, approver=choose_approver(yes=args.yes))
-        start_mcp(runtime)
+        _choose_key_sources(runtime, session.provider_id())
+        if runtime.paths.mcp_file.exists():  # no file, no servers: the MCP modules are not loaded
+            start_mcp(runtime)
         if runtime.mcp is not None:
             await runtime.mcp.wait_ready(MCP_START_TIMEOUT)
             for problem in mcp_problems(runtime):
@@ -301,6 +308,18 @@ async def _ask(args: argparse.Namespace) -> int:
         runtime.stop_mcp()
         if store is not None:
             store.close()
+
+
+def _choose_key_sources(runtime, provider_id: str) -> None:
+    """Keys from the environment alone when it holds the provider's key (or the provider needs none): the keyring's
+    libraries and backend discovery (50-100 ms) are not loaded. Otherwise the keyring comes first, as in the window,
+    and stderr says when none is usable."""
+    from desktop_copilot.core.bootstrap import keyring_warning
+
+    if runtime.environment_serves(provider_id):
+        runtime.keyring_left_closed = True
+    elif runtime.key_store is not None and (problem := keyring_warning(runtime.key_store)):
+        print(f"warning: {problem}", file=sys.stderr)
 
 
 def _choose_tools(runtime, conversation: Conversation, names: list[str]) -> str | None:

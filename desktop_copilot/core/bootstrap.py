@@ -93,14 +93,15 @@ def keyring_status_warning(status: KeyringStatus) -> str | None:
               "environment instead.").format(problem=status.problem, variables=env_vars)
 
 
-def open_store(paths: AppPaths, warnings: list[str] | None = None) -> Store:
+def open_store(paths: AppPaths, warnings: list[str] | None = None, *, defer_indexing: bool = False) -> Store:
     """The conversation database after an integrity check; a damaged file is kept aside and reported. A disk that
     takes no write opens it all the same (store.health says so); DESKTOP_COPILOT_SQLITE_PRAGMAS can simulate one.
     A file that cannot be opened or created at all (a read-only or full disk, a file where the data folder should
     be, a damaged file that cannot be moved aside) gives a store kept in memory (`store.unopened` says why;
-    `store.save_to_disk()` tries the file again)."""
+    `store.save_to_disk()` tries the file again). `defer_indexing`: search rows are left for a later store to write
+    (Store's own note)."""
     try:
-        store, problem = Store.open_checked(paths.database, debug_pragmas())
+        store, problem = Store.open_checked(paths.database, debug_pragmas(), defer_indexing=defer_indexing)
     except (sqlite3.Error, OSError) as exc:
         log.warning("the conversation database %s cannot be opened (%s); the conversations are kept in memory",
                     paths.database, exc)

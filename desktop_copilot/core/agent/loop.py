@@ -160,7 +160,13 @@ class AgentLoop:
         retried = False
         while True:
             overflow: ev.Error | None = None
+            emit, message_id = self.emit, message.id
             async for event in self.provider.stream(request):
+                if type(event) is ev.TextDelta:  # most events: `_apply` inline
+                    event.message_id, event.snapshot = message_id, message
+                    accumulate(message, event)
+                    emit(event)
+                    continue
                 if isinstance(event, ev.Error) and event.overflow and not message.blocks and self.context is not None:
                     overflow = event
                     continue

@@ -24,6 +24,11 @@ class AppPaths:
     def settings_file(self) -> Path:
         return self.config_dir / "settings.json"
 
+    @property
+    def mcp_file(self) -> Path:
+        """The MCP servers' configuration (core/mcp/config_file.py)."""
+        return self.config_dir / "mcp.json"
+
     def ensure(self) -> AppPaths:
         """The folders made where they are missing; one that cannot be made (a read-only disk, a file in its place)
         is left to what uses it to report (the conversation store is then kept in memory)."""

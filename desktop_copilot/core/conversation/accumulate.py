@@ -48,15 +48,20 @@ def _block(message: Message, index: int, kind: type):
     return None
 
 
+_TEXT_DELTA = ev.TextDelta
 _GROWING = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallDelta, ev.UsageUpdate, ev.ToolOutput, ev.TextCitation)
 """Events that add to a block without reading its text: the texts still growing stay in pieces (Message.grow)."""
 
 
 def accumulate(message: Message, event: ev.Event) -> Message:
     """Apply `event` to `message` and return it."""
-    if isinstance(event, ev.TextDelta):  # most events: checked before the match tries each kind in turn
-        _add_text(message, event.index, event.text)
-        message.revision += 1
+    if type(event) is _TEXT_DELTA:  # most events: checked before the match tries each kind in turn
+        index, blocks = event.index, message.blocks
+        if 0 <= index < len(blocks) and type(blocks[index]) is TextBlock:  # the block is there (all but the first)
+            message.grow(index, "text", clean_text(event.text))
+        else:
+            _add_text(message, index, event.text)
+        message.__dict__["revision"] += 1  # past pydantic's __setattr__ (no validation on assignment: the same)
         return message
     if not isinstance(event, _GROWING):
         message.settle()

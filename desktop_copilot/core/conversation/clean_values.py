@@ -13,9 +13,21 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def clean_text(value: Any) -> Any:
     """A string with each lone surrogate replaced by U+FFFD (a pair is joined into its character); anything else
     as it is."""
-    if not isinstance(value, str) or value.isascii() or not _SURROGATE.search(value):
+    if not isinstance(value, str) or value.isascii():
+        return value
+    if len(value) <= ENCODE_CHECK_LIMIT:  # a delta: encoding refuses only a surrogate, and is faster than a search
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            pass
+    elif not _SURROGATE.search(value):  # a long text is searched, which copies nothing
         return value
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+ENCODE_CHECK_LIMIT = 4096
+"""Strings up to this many characters are checked for surrogates by encoding them (a copy that size costs nothing)."""
 
 
 def clean_json(value: Any) -> Any:

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "mcp.json"
 SERVERS_KEYS = ("mcpServers", "servers")
 """Claude Desktop, Cursor, Windsurf and this app write "mcpServers"; VS Code writes "servers"."""
 SECRET_PLACES: tuple[Literal["env", "headers"], ...] = ("env", "headers")
@@ -39,7 +38,7 @@ MAX_SECRET_BYTES = 2560
 
 
 def mcp_json_path(paths: AppPaths) -> Path:
-    return paths.config_dir / FILE_NAME
+    return paths.mcp_file
 
 
 def check_server_name(name: str) -> str:

@@ -68,6 +68,9 @@ class Parts:
 
     def text(self, text: str, *, key: Hashable = None) -> list[ev.Event]:
         """More text: it extends the open text part (of the same `key`), else a new text part starts."""
+        part = self._open
+        if text and part is not None and part.kind == "text" and part.key == key:  # most deltas
+            return [ev.TextDelta(index=part.index, text=text)]
         return self._extend("text", text, key)
 
     def thinking(self, text: str, *, key: Hashable = None) -> list[ev.Event]:

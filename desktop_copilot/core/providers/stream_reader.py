@@ -73,6 +73,9 @@ class LineReader:
         self._tail = b""
 
     def feed(self, chunk: bytes) -> list[bytes]:
+        if not self._tail and chunk.find(b"\n") == len(chunk) - 1:  # most chunks: one whole line
+            line = chunk[:-1]
+            return [line] if line and not line.isspace() else []
         data = self._tail + chunk if self._tail else chunk
         if b"\n" not in data:
             self._tail = data

@@ -319,6 +319,7 @@ class StreamingProvider:
         """The events of the body, a list per network chunk (one generator step per chunk, not per event)."""
         reader = SSEReader(keep_other_lines=self.reads_unterminated_frame) if self.framing == "sse" else LineReader()
         sse = self.framing == "sse"
+        feed, map_frame = reader.feed, self.map_frame
         trailing = 0
         async for chunk in chunks:
             if mapper.drained:  # the rest is read to the body's end, as a client that closes its streams whole; within reason
@@ -326,10 +327,18 @@ class StreamingProvider:
                 if trailing > MAX_TRAILING_BYTES:
                     return
                 continue
-            events: list[ev.Event] = []
+            frames = feed(chunk)
+            if not frames:
+                continue
+            if len(frames) == 1:  # most chunks: one frame (a fault raised here leaves nothing of the chunk behind)
+                events = map_frame(mapper, *frames[0]) if sse else map_frame(mapper, "", frames[0])
+                if events:
+                    yield events
+                continue
+            events = []
             try:
-                for frame in reader.feed(chunk):
-                    events += self.map_frame(mapper, *(frame if sse else ("", frame)))
+                for frame in frames:
+                    events += map_frame(mapper, *frame) if sse else map_frame(mapper, "", frame)
                     if mapper.drained:
                         break
             except StreamFault:  # what the chunk gave before the fault is the reply's too

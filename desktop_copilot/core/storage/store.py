@@ -50,11 +50,15 @@ class Store:
     written by threads of their own (`writer`, `indexer`), each with its own connection. `health` says whether the
     disk takes the writes; headers and messages it refuses wait on the writer thread (see the module's note)."""
 
-    def __init__(self, path: Path | str, pragmas: Sequence[str] = (), *, unopened: Unopened | None = None) -> None:
+    def __init__(self, path: Path | str, pragmas: Sequence[str] = (), *, unopened: Unopened | None = None,
+                 defer_indexing: bool = False) -> None:
         """`pragmas`: more PRAGMAs for every connection, after the store's own (debug_pragmas.py: a real SQLite
         limit, e.g. `max_page_count`, that makes the disk full for tests). `unopened`: the file could not be opened
-        (in_memory.py): the store is kept in memory until `save_to_disk` can open it."""
+        (in_memory.py): the store is kept in memory until `save_to_disk` can open it. `defer_indexing` (a short-lived
+        process: `ask`): the search rows still to be written are left in `search_pending` at open and at close, for the
+        next store that indexes (the window, a search) to write; a search here writes them first."""
         self.path = Path(path)
+        self.defer_indexing = defer_indexing and unopened is None  # a memory database keeps nothing for later
         self.pragmas = list(pragmas)
         self.unopened = unopened
         """Why the store is kept in memory; None once it is the file at `path`."""
@@ -82,7 +86,8 @@ class Store:
         self.writer = MessageWriter(self._connect, self.indexer)
         """Writes the rows of messages saved with `background=True` off the caller's thread, and every header or
         message row the disk refused, until it takes them."""
-        self._resume_indexing()
+        if not self.defer_indexing:
+            self._resume_indexing()
 
     def _connect(self) -> sqlite3.Connection:
         if self._memory is not None:  # one memory database for every connection; the disk's PRAGMAs do not apply
@@ -130,15 +135,16 @@ class Store:
         return True
 
     @classmethod
-    def open_checked(cls, path: Path | str, pragmas: Sequence[str] = ()) -> tuple[Store, DamagedDatabaseError | None]:
+    def open_checked(cls, path: Path | str, pragmas: Sequence[str] = (), *,
+                     defer_indexing: bool = False) -> tuple[Store, DamagedDatabaseError | None]:
         """Open after an integrity check. A damaged file is renamed aside (never deleted) and a
         fresh database is started; the returned error says where the old one was kept."""
         path = Path(path)
         problem = integrity_problem(path)
         if problem is None:
-            return cls(path, pragmas), None
+            return cls(path, pragmas, defer_indexing=defer_indexing), None
         damaged = keep_aside(path, problem)  # UnmovableDamageError when it cannot be
-        return cls(path, pragmas), damaged
+        return cls(path, pragmas, defer_indexing=defer_indexing), damaged
 
     def _after_migration(self, version: int) -> None:
         if version == 2:
@@ -149,6 +155,8 @@ class Store:
         that do not fit in a few seconds are written at the next start), then close; False when a disk problem
         kept rows from being written (they are logged)."""
         written = self.writer.close(timeout=60.0)
+        if self.defer_indexing:  # their search_pending rows stay for the next store
+            self.indexer.discard(lambda key, text: False)
         self.indexer.close()
         self._db.close()
         return written
@@ -325,6 +333,13 @@ class Store:
         """Inside a write: note that the message's search row is to be (re)written, by the indexer's thread."""
         self._db.execute(PENDING, (conversation_id, message.id))
 
+    def _index_now(self) -> None:
+        """A store that deferred indexing indexes from now on, what is pending first (a search is about to read)."""
+        if self.defer_indexing:
+            self.defer_indexing = False
+            self._settle()
+            self._resume_indexing()
+
     def _resume_indexing(self) -> None:
         """At start: index the messages a previous run saved but did not index (it exited or crashed first)."""
         rows = self._db.execute(
@@ -341,6 +356,7 @@ class Store:
 
     def wait_for_index(self, timeout: float | None = None) -> bool:
         """Until the search rows of every message saved so far are written (True), or `timeout` seconds passed."""
+        self._index_now()
         self._settle()
         return self.indexer.wait(timeout)
 
@@ -392,6 +408,7 @@ class Store:
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Conversations and messages matching every word of `query` (CJK included), best first; messages saved
         before the call are found (it waits, a few seconds at most, for their search rows)."""
+        self._index_now()
         self._settle()
         self.indexer.wait(SEARCH_WAIT)
         return self.search_index.search(query, limit)

@@ -42,7 +42,7 @@ class TextReader:
             return []
         if self._splitter is None or self._splitter.answering:
             if self._scanner is None or self._scanner.takes_plain(text):  # most deltas: answer text, nothing else
-                return self._show(text)
+                return self._parts.text(text) if self._parts.open_kind == "text" else self._show(text)
             return self._items(self._scanner.feed(text))
         if self._splitter.starting and self._parts.open_kind == "thinking":
             self._splitter.native_thinking_came()

@@ -66,8 +66,8 @@ class CallScanner:
     def takes_plain(self, text: str) -> bool:
         """Whether `text` can be given out as it is, unscanned (no tag can start in it; most deltas): if so it is
         noted for the code state to catch up on later."""
-        if (self._state == _TEXT and not self._pending and "<" not in text and not self._splits_a_run(text)
-                and not (self._lax and "``" in text)):
+        if (self._state == _TEXT and not self._pending and "<" not in text
+                and ("`" not in text or (not self._splits_a_run(text) and not (self._lax and "``" in text)))):
             self._deferred.append(text)
             return True
         return False

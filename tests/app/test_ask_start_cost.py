@@ -1,0 +1,111 @@
+"""What `ask` leaves for later to start and end sooner: the keyring stays closed when the environment holds what the
+run needs (a key only the keyring holds still works), and the reply's search row is written by the next store that
+indexes (`history search` finds the reply)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.loopback import anthropic_sse, anthropic_text_reply, sse_response
+from tests.support.memory_keyring import use_memory_keyring
+from tests.support.ollama_support import ndjson_response, text_lines, done_line
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "sk-ant-start-cost-7311"
+
+_PROBE = """
+import sys
+from desktop_copilot.app import cli
+code = cli.main(["ask", *sys.argv[1:]])
+print(json.dumps({"code": code, "keyring": "keyring" in sys.modules}), file=sys.stderr)
+"""
+
+
+def probed_ask(*args: str, env: dict[str, str]) -> tuple[dict, subprocess.CompletedProcess]:
+    """`ask` in a child process that says on its last stderr line whether the keyring package was imported."""
+    result = subprocess.run([sys.executable, "-c", "import json" + _PROBE, *args], env=env, cwd=ROOT, capture_output=True,
+                            text=True, encoding="utf-8", timeout=60)
+    return json.loads(result.stderr.strip().splitlines()[-1]), result
+
+
+def test_an_environment_key_runs_ask_without_loading_the_keyring(loopback):
+    loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("Hi there."))))
+    env = dict(os.environ, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8")
+    probe, result = probed_ask("--provider", "anthropic", "hello", env=env)
+    assert probe == {"code": 0, "keyring": False}, result.stderr
+    assert result.stdout == "Hi there.\n"
+    assert loopback.requests[0].headers.get("authorization") == f"Bearer {KEY}"
+
+
+def test_a_local_server_needs_no_key_so_ask_goes_without_the_keyring(loopback):
+    loopback.enqueue("/api/chat", ndjson_response([*text_lines("Local", " reply."), done_line()]))
+    env = dict(os.environ, OLLAMA_HOST=loopback.url, PYTHONIOENCODING="utf-8")
+    probe, result = probed_ask("--provider", "ollama", "--model", "llama3.2", "hello", env=env)
+    assert probe == {"code": 0, "keyring": False}, result.stderr
+    assert result.stdout == "Local reply.\n"
+
+
+def test_without_the_key_in_the_environment_the_keyring_is_asked(loopback):
+    env = dict(os.environ, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8",
+               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    probe, result = probed_ask("--provider", "anthropic", "hello", env=env)
+    assert probe["keyring"] is True and probe["code"] == 2
+    assert "No usable keyring" in result.stderr and "No Anthropic API key" in result.stderr
+    assert not loopback.requests
+
+
+def test_a_key_only_the_keyring_holds_still_works(loopback, monkeypatch, capsys):
+    from desktop_copilot.app import cli
+    from desktop_copilot.core.keys.keyring_store import SERVICE
+
+    backend = use_memory_keyring(monkeypatch)
+    backend.set_password(SERVICE, "anthropic", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
+    loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("From the keyring."))))
+    assert cli.main(["ask", "--provider", "anthropic", "hello"]) == 0
+    assert capsys.readouterr().out == "From the keyring.\n"
+    assert loopback.requests[0].headers.get("authorization") == f"Bearer {KEY}"
+
+
+def test_the_reply_is_found_by_history_search_after_ask_ends(loopback):
+    loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("The 量子 harmonica reply."))))
+    env = dict(os.environ, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8")
+    asked = subprocess.run([sys.executable, "-m", "desktop_copilot", "ask", "hello"], env=env, cwd=ROOT,
+                           capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert asked.returncode == 0, asked.stderr
+    db = Path(os.environ["DESKTOP_COPILOT_HOME"]) / "data" / "conversations.sqlite3"
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:  # left for later: listed as pending, not written at exit
+        assert conn.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] >= 1
+    conn.close()
+    found = subprocess.run([sys.executable, "-m", "desktop_copilot", "history", "search", "harmonica"], env=env, cwd=ROOT,
+                           capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert found.returncode == 0, found.stderr
+    assert "harmonica" in found.stdout
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
+    conn.close()
+
+
+@pytest.mark.parametrize("search_first", [True, False])
+def test_a_store_that_defers_indexing_writes_the_rows_when_it_searches(tmp_path, search_first):
+    from desktop_copilot.core.conversation.models import Conversation, Message
+    from desktop_copilot.core.storage.store import Store
+
+    store = Store(tmp_path / "c.sqlite3", defer_indexing=True)
+    conversation = Conversation(title="t")
+    store.save_conversation(conversation)
+    store.save_message(conversation.id, 0, Message.user("a walrus in the text"))
+    if search_first:
+        assert [hit.message_id for hit in store.search("walrus")] != []
+    store.close()
+    reopened = Store(tmp_path / "c.sqlite3")
+    assert [hit.message_id for hit in reopened.search("walrus")] != []
+    reopened.close()
