@@ -61,7 +61,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             message.grow(index, "text", clean_text(event.text))
         else:
             _add_text(message, index, event.text)
-        message.__dict__["revision"] += 1  # past pydantic's __setattr__ (no validation on assignment: the same)
+        message.touch()
         return message
     if not isinstance(event, _GROWING):
         message.settle()
@@ -134,7 +134,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
             for block in message.tool_calls:
                 if block.id == call_id:
                     block.approval = approval.model_copy()
-    message.revision += 1
+    message.touch()
     return message
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 
+from desktop_copilot.core.conversation.changes import LOG
 from desktop_copilot.core.conversation.generation import Temperature, TopP
 from desktop_copilot.core.conversation.statuses import MessageStatus, Role, ToolCallStatus  # defined without pydantic; imported from here too
 
@@ -192,9 +193,14 @@ class Message(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     created_at: float = Field(default_factory=now)
     revision: int = 0
-    """Bumped on every change; views key their layout caches by it."""
+    """Bumped on every change (`touch`); views key their layout caches by it."""
     _growing: dict[tuple[int, str], list[str]] = PrivateAttr(default_factory=dict)
     """Texts still streaming in, as pieces: (block index, field) -> the field's text so far and the deltas after it."""
+
+    def touch(self) -> None:
+        """Count a change: the revision is bumped and the change logged for the caches derived from messages."""
+        self.__dict__["revision"] += 1  # past pydantic's __setattr__ (no validation on assignment: the same)
+        LOG.changed(id(self))
 
     def grow(self, index: int, field: str, piece: str) -> None:
         """Add `piece` to the text `field` of block `index` without copying that text (a 2 MB reply grown in place

@@ -1,55 +1,43 @@
-"""Which first messages of a list are the same objects, at the same revisions, as in a list seen before: what the
-caches of request data derived from a conversation (trimmed copies, the Anthropic body, the context budget's weights)
-resume from. The messages seen are held by weak reference, so no cache keeps one alive; the lists are compared in C."""
+"""Which first messages of a list are the same objects, unchanged, as in a list seen before: what the caches of request
+data derived from a conversation (trimmed copies, the Anthropic body, the context budget's weights) resume from. The ids
+are compared in C and the change log (core/conversation/changes.py) says which messages changed or went away since, so
+a request at message 3,000 reads no message's revision; no message is kept alive."""
 
 from __future__ import annotations
 
-import operator
-import weakref
 from collections.abc import Sequence
 
+from desktop_copilot.core.conversation.changes import LOG
 from desktop_copilot.core.conversation.models import Message
-
-_revision = operator.attrgetter("revision")
 
 
 class SeenMessages:
-    """The messages of the last list seen: their ids and revisions, and weak references that say when one of them is
-    gone (its id may be another's then)."""
+    """The ids of the messages of the last list seen, and where the change log stood then."""
 
-    __slots__ = ("_refs", "_ids", "_revisions", "_lost", "__weakref__")
+    __slots__ = ("_ids", "_seq")
 
     def __init__(self) -> None:
-        self._refs: list[weakref.ref] = []
         self._ids: list[int] = []
-        self._revisions: list[int] = []
-        self._lost = False
+        self._seq = 0
 
     def update(self, messages: Sequence[Message]) -> int:
-        """How many first `messages` are the objects seen last time at the same positions, at the revisions seen then;
-        `messages` are remembered for the next time."""
-        ids, revisions = list(map(id, messages)), list(map(_revision, messages))
-        if self._lost:
-            self._ids = [-1 if message is None else id(message) for message in (ref() for ref in self._refs)]
-        same = min(common_prefix(self._ids, ids), common_prefix(self._revisions, revisions))
-        del self._refs[same:]
-        lose = _Loser(self)
-        self._refs += [weakref.ref(message, lose) for message in messages[same:]]
-        self._ids, self._revisions, self._lost = ids, revisions, False
+        """How many first `messages` are the objects seen last time at the same positions, unchanged since (none of
+        them touched or collected); `messages` are remembered for the next time."""
+        ids = list(map(id, messages))
+        same = common_prefix(self._ids, ids)
+        changed = LOG.since(self._seq)
+        self._seq = LOG.seq
+        if changed is None:
+            same = 0
+        else:
+            for ident in changed:
+                try:
+                    same = ids.index(ident, 0, same)
+                except ValueError:
+                    pass
+        LOG.watch(messages[same:])
+        self._ids = ids
         return same
-
-
-class _Loser:
-    """A weak reference's callback marking its SeenMessages (weakly held: the references do not keep it alive)."""
-
-    __slots__ = ("seen",)
-
-    def __init__(self, seen: SeenMessages) -> None:
-        self.seen = weakref.ref(seen)
-
-    def __call__(self, _ref: weakref.ref) -> None:
-        if (seen := self.seen()) is not None:
-            seen._lost = True
 
 
 def common_prefix(old: Sequence, new: Sequence) -> int:

@@ -59,7 +59,8 @@ class _Kept:
         for kept in (self.closed, self.roles, self.sizes, self.breakpoints):
             del kept[state.closed:]
         del self.taken[state.taken:]
-        self.states = [earlier for earlier in self.states if earlier.index < state.index] + [state]
+        self.states = [earlier for earlier in self.states if earlier.index < state.index and not earlier.index % CHECKPOINT_EVERY]
+        self.states.append(state)  # (the end states of earlier requests go: one per request would pile up)
 
 
 class _Walk:

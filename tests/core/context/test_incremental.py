@@ -61,7 +61,7 @@ def apply(conversation: Conversation, kind: str, n: int) -> None:
     elif kind == "edit" and messages:
         target = messages[n % len(messages)]
         target.blocks.append(TextBlock(text=f"more {n} " * 50))
-        target.revision += 1
+        target.touch()
     elif kind == "copy" and messages:
         index = n % len(messages)
         messages[index] = messages[index].model_copy()
@@ -126,7 +126,7 @@ def test_an_old_message_edited_or_replaced_is_trimmed_as_it_now_is():
         messages += [Message.user(f"Question {n}"), tool_reply(290 - n)]
     trim_old_tool_results(messages)
     messages[1].tool_calls[0].result = "new output\n" * 400
-    messages[1].revision += 1
+    messages[1].touch()
     messages[2] = tool_reply(297)
     del messages[9:]
     messages += [Message.user("Again"), tool_reply(296), Message.user("And again")]

@@ -79,7 +79,7 @@ def test_edits_regenerations_trimmed_copies_and_model_changes_are_sent_as_they_n
     messages[100] = messages[100].model_copy(update={"blocks": [TextBlock(text="edited")]})  # a copy, as trimming makes
     assert_same(request(messages))
     messages[40].blocks[0] = TextBlock(text="changed in place")
-    messages[40].revision += 1
+    messages[40].touch()
     assert_same(request(messages))
     del messages[150:]  # regenerated from there
     assert_same(request(messages))
@@ -137,7 +137,7 @@ def test_any_sequence_of_changes_sends_what_build_params_makes(edits):
         elif kind == "bump" and messages:
             target = messages[n % len(messages)]
             target.blocks.append(TextBlock(text=f"more {n}"))
-            target.revision += 1
+            target.touch()
         elif kind == "cut" and len(messages) > 1:
             del messages[1 + n % (len(messages) - 1):]
         model = "claude-opus-4-1" if kind == "model" and n % 2 else "claude-sonnet-4-6"
