@@ -16,6 +16,7 @@ from desktop_copilot.app.ask_generation import add_generation_arguments, apply_g
 from desktop_copilot.core.context.compaction import compaction_notice
 from desktop_copilot.core.conversation.models import Conversation, Message, ToolCallStatus
 from desktop_copilot.core.conversation.statuses import Role
+from desktop_copilot.core.keys.secrets import EnvironmentKeys
 from desktop_copilot.core.provider_table import PROVIDERS, UnknownProviderError, provider_spec
 
 EXIT_OK = 0
@@ -311,14 +312,15 @@ async def _ask(args: argparse.Namespace) -> int:
 
 
 def _choose_key_sources(runtime, provider_id: str) -> None:
-    """Keys from the environment alone when it holds the provider's key (or the provider needs none): the keyring's
-    libraries and backend discovery (50-100 ms) are not loaded. Otherwise the keyring comes first, as in the window,
-    and stderr says when none is usable."""
+    """Keys the environment holds for every name a lookup asks (the provider's and the offered tools') are read there
+    without the keyring's libraries and backend discovery (50-100 ms); a lookup it cannot fully answer opens the keyring
+    first, as in the window. stderr says when no keyring is usable and the provider's key is not in the environment."""
     from desktop_copilot.core.bootstrap import keyring_warning
 
-    if runtime.environment_serves(provider_id):
-        runtime.keyring_left_closed = True
-    elif runtime.key_store is not None and (problem := keyring_warning(runtime.key_store)):
+    runtime.environment_first = True
+    spec = runtime.spec(provider_id)
+    served = not (spec.needs_key and spec.key_name) or EnvironmentKeys().get(spec.key_name) is not None
+    if not served and runtime.key_store is not None and (problem := keyring_warning(runtime.key_store)):
         print(f"warning: {problem}", file=sys.stderr)
 
 

@@ -132,9 +132,9 @@ class Runtime:
         self.key_presence: KeyPresence | None = None
         """Which keys are set, as a child process found at start (`learn_key_presence`): used until the keyring is
         opened in this process."""
-        self.keyring_left_closed = False
-        """Keys are read from the session and the environment only, while the keyring is not open in this process
-        (`ask` when the environment holds what its provider needs: `environment_serves`)."""
+        self.environment_first = False
+        """A lookup whose every key the environment holds reads them there without opening the keyring (`ask`: the
+        command's environment is what the user set for it; a key the environment lacks is read keyring-first)."""
         self.grants = GrantStore(None)
         """Standing tool permissions; bootstrap points it at permissions.json."""
         self.mcp_config: McpConfigFile | None = None
@@ -344,19 +344,14 @@ class Runtime:
         """Where to read the keys `names`: while the keyring is not open in this process and the child process found
         none of them in it (each only in the environment, or nowhere), they are read without opening it (keyring,
         secretstorage and cryptography cost ~10 MB), as keys_present trusts the child; otherwise in the usual order.
-        Blocking reads: on the keyring thread."""
+        With `environment_first`, a lookup the environment fully answers goes without the keyring too. Blocking reads:
+        on the keyring thread."""
         store, presence = self.key_store, self.key_presence
-        if store is not None and not store.loaded and (self.keyring_left_closed or (
+        if store is not None and not store.loaded and (
+                (self.environment_first and all(EnvironmentKeys().get(name) is not None for name in names)) or (
                 presence is not None and set(names) <= presence.asked and not set(names) & presence.in_keyring)):
             return KeyLookup([source for source in self.keys.sources if source is not store])
         return self.keys
-
-    def environment_serves(self, provider_id: str | None = None) -> bool:
-        """Whether the environment holds the key the provider needs (or it needs none), so a run can go without the
-        keyring (`keyring_left_closed`); a key it may do without (a local server's, a tool's) is then the
-        environment's or none."""
-        spec = self.spec(self.provider_id(provider_id))
-        return not (spec.needs_key and spec.key_name) or EnvironmentKeys().get(spec.key_name) is not None
 
     async def find_keys(self, names: list[str]) -> dict[str, FoundKey]:
         """The keys found for `names`, read on the keyring thread (see lookup_for)."""

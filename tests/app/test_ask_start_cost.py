@@ -1,5 +1,5 @@
-"""What `ask` leaves for later to start and end sooner: the keyring stays closed when the environment holds what the
-run needs (a key only the keyring holds still works), and the reply's search row is written by the next store that
+"""What `ask` leaves for later to start and end sooner: the keyring stays closed when the environment holds every key
+the run asks for (a key only the keyring holds, the provider's or a tool's, still works), and the reply's search row is written by the next store that
 indexes (`history search` finds the reply)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import pytest
 
 from tests.support.loopback import anthropic_sse, anthropic_text_reply, sse_response
 from tests.support.memory_keyring import use_memory_keyring
-from tests.support.ollama_support import ndjson_response, text_lines, done_line
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-start-cost-7311"
@@ -34,21 +33,14 @@ def probed_ask(*args: str, env: dict[str, str]) -> tuple[dict, subprocess.Comple
     return json.loads(result.stderr.strip().splitlines()[-1]), result
 
 
-def test_an_environment_key_runs_ask_without_loading_the_keyring(loopback):
+def test_keys_the_environment_holds_for_the_whole_run_need_no_keyring(loopback):
     loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("Hi there."))))
-    env = dict(os.environ, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8")
+    env = dict(os.environ, ANTHROPIC_API_KEY=KEY, TAVILY_API_KEY="tvly-test-key", ANTHROPIC_BASE_URL=loopback.url,
+               PYTHONIOENCODING="utf-8")
     probe, result = probed_ask("--provider", "anthropic", "hello", env=env)
     assert probe == {"code": 0, "keyring": False}, result.stderr
     assert result.stdout == "Hi there.\n"
     assert loopback.requests[0].headers.get("authorization") == f"Bearer {KEY}"
-
-
-def test_a_local_server_needs_no_key_so_ask_goes_without_the_keyring(loopback):
-    loopback.enqueue("/api/chat", ndjson_response([*text_lines("Local", " reply."), done_line()]))
-    env = dict(os.environ, OLLAMA_HOST=loopback.url, PYTHONIOENCODING="utf-8")
-    probe, result = probed_ask("--provider", "ollama", "--model", "llama3.2", "hello", env=env)
-    assert probe == {"code": 0, "keyring": False}, result.stderr
-    assert result.stdout == "Local reply.\n"
 
 
 def test_without_the_key_in_the_environment_the_keyring_is_asked(loopback):
@@ -71,6 +63,21 @@ def test_a_key_only_the_keyring_holds_still_works(loopback, monkeypatch, capsys)
     assert cli.main(["ask", "--provider", "anthropic", "hello"]) == 0
     assert capsys.readouterr().out == "From the keyring.\n"
     assert loopback.requests[0].headers.get("authorization") == f"Bearer {KEY}"
+
+
+def test_a_tool_key_only_the_keyring_holds_is_still_offered(loopback, monkeypatch, capsys):
+    from desktop_copilot.app import cli
+    from desktop_copilot.core.keys.keyring_store import SERVICE
+
+    backend = use_memory_keyring(monkeypatch)
+    backend.set_password(SERVICE, "tavily", "tvly-from-the-keyring")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url)
+    loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("Searched."))))
+    assert cli.main(["ask", "--provider", "anthropic", "hello"]) == 0
+    assert capsys.readouterr().out == "Searched.\n"
+    assert "tavily_search" in [tool["name"] for tool in json.loads(loopback.requests[0].body)["tools"]]
 
 
 def test_the_reply_is_found_by_history_search_after_ask_ends(loopback):
