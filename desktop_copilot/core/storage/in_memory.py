@@ -9,6 +9,7 @@ import errno
 import itertools
 import json
 import os
+import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +51,22 @@ def unopened(path: Path, exc: BaseException) -> Unopened:
     kind = problem.kind if problem is not None and problem.kind in ("read_only", "full") else "io"
     if kind == "io" and folder.is_dir() and not os.access(folder, os.W_OK):
         kind = "read_only"  # SQLite says only "unable to open database file"
+    elif kind == "io" and _no_room(folder):
+        kind = "full"  # SQLite says "disk I/O error" when it cannot make the -shm file
     elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
         kind = "damaged"  # "file is not a database", "database disk image is malformed"
     return Unopened(kind, str(exc), folder)
+
+
+MIN_ROOM = 1024 * 1024
+"""Bytes free under which a disk that fails to open the file is taken to be full."""
+
+
+def _no_room(folder: Path) -> bool:
+    try:
+        return shutil.disk_usage(folder).free < MIN_ROOM
+    except OSError:
+        return False
 
 
 def _file_in_the_way(folder: Path) -> Path:
