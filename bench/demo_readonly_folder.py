@@ -1,11 +1,12 @@
-"""Starts the real window on a data folder where the database cannot be created and saves a screenshot after a
-conversation with the loopback Anthropic server: the lasting banner says the conversations are kept in memory, that
-File ▸ Export saves them, and what to do.
+"""Starts the real window on a data folder where the database cannot be opened for writing and saves a screenshot after
+a conversation with the loopback Anthropic server: the lasting banner says the conversations are kept in memory, that
+File ▸ Export saves them, and what to do; the conversations saved there before it became read-only are listed.
 
     Xvfb :95 -screen 0 1600x1000x24 & DISPLAY=:95 python bench/demo_readonly_folder.py --out docs/screenshots
 
-The data folder is a read-only tmpfs mounted for the demo (root on Linux: permissions do not stop root, a read-only
-file system does); where mounting is not allowed, a regular file stands where the folder goes instead.
+The data folder is a tmpfs mounted for the demo, where two conversations are saved before it is made read-only (root on
+Linux: permissions do not stop root, a read-only file system does); where mounting is not allowed, a regular file stands
+where the folder goes instead (nothing saved before, so none is listed).
 Saves `readonly_data_folder.png`. Not part of the test run.
 """
 
@@ -33,14 +34,27 @@ So: work from home this morning, and check the Observatory again at 11:30."""
 
 
 def unusable_data_folder(folder: Path) -> bool:
-    """Mounts a read-only file system on `folder` (True); else leaves a file where it goes (False)."""
+    """Mounts a file system on `folder`, saves two conversations there and makes it read-only (True); else leaves a
+    file where it goes (False)."""
     folder.mkdir(parents=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(folder)],
                              capture_output=True).returncode == 0
     if not mounted:
         folder.rmdir()
         folder.write_text("a file where the data folder goes")
-    return mounted
+        return False
+    from desktop_copilot.core.conversation.models import Conversation, Message
+    from desktop_copilot.core.storage.store import Store
+
+    store = Store(folder / "conversations.sqlite3")
+    for title, question in (("Dim sum near Central", "Where can I get good dim sum near Central?"),
+                            ("Ferry to Lamma", "When is the last ferry to Lamma Island?")):
+        conversation = Conversation(title=title, messages=[Message.user(question)])
+        store.save_conversation(conversation)
+        store.save_message(conversation.id, 0, conversation.messages[0])
+    store.close()
+    subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+    return True
 
 
 def main() -> int:
@@ -67,6 +81,7 @@ def main() -> int:
 
     async def scenario() -> None:
         await asyncio.sleep(0.8)
+        window.history.new_conversation()  # the newest saved one opened at start: it stays listed
         window.composer.set_text(PROMPT)
         window.composer.submit()
         for _ in range(200):

@@ -274,3 +274,32 @@ def test_a_reply_is_the_assistant_messages_between_user_messages():
     assert reply_message_ids(index, "a1") == ["a1", "a2"]
     assert reply_message_ids(index, "a3") == ["a3"]
     assert reply_message_ids(index, "gone") == ["gone"]  # an earlier version's message: a reply of its own
+
+
+@pytest.mark.asyncio
+async def test_changes_made_while_the_store_is_in_memory_are_undone_and_kept_once_the_file_opens(tmp_path, ws):
+    """The database file could not be opened at start (store.in_memory): the tools' snapshots go to the memory the
+    store stands on, undo works from there, and they reach the file with the rest when it opens."""
+    from desktop_copilot.core.storage.in_memory import Unopened
+
+    path = tmp_path / "data" / "conversations.sqlite3"
+    store = Store.in_memory(path, Unopened("read_only", "attempt to write a readonly database", path.parent))
+    try:
+        chat = Chat(store, ws)
+        chat.user()
+        undone = chat.reply()
+        await chat.write(undone, "a.txt", "first\n")
+        chat.undo(undone)
+        assert not (ws / "a.txt").exists() and not path.exists()
+        chat.user("again")
+        kept = chat.reply()
+        await chat.write(kept, "b.txt", "second\n")
+
+        assert store.save_to_disk()
+        rows = snapshots_of(store.connection, chat.conversation.id, [undone.id, kept.id])
+        assert [(s.name, s.undone_at is not None) for s in rows] == [("a.txt", True), ("b.txt", False)]
+        await chat.write(kept, "c.txt", "third\n")  # to the file now
+        result = chat.undo(kept)
+        assert sorted(f.name for f in result.restored) == ["b.txt", "c.txt"] and not list(ws.iterdir())
+    finally:
+        store.close()

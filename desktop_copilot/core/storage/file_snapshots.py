@@ -1,6 +1,7 @@
 """A workspace file's state before a tool call changed it, in the `file_snapshots` table (schema V9), so a reply's
 file changes can be undone (core.file_undo). The file tools write through a `SnapshotRecorder` (a short connection of
-its own, from the tool's thread); the reads and the marking of undone changes take the store's connection."""
+its own, from the tool's thread, to the database file or, while the store is kept in memory, to the memory database
+that stands for it: in_memory.py); the reads and the marking of undone changes take the store's connection."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from desktop_copilot.core.storage.in_memory import kept_in_memory
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +83,9 @@ SELECTED = ("id", *COLUMNS, "undone_at")
 
 
 class SnapshotRecorder:
-    """Keeps the state of workspace files before the file tools change them, in the conversations' database. Nothing
-    is kept when that database does not exist (no store), or when the conversation is not stored (`ask --no-save`)."""
+    """Keeps the state of workspace files before the file tools change them, in the conversations' database (in memory
+    while the store is: written to the file with the rest once it opens). Nothing is kept when that database does not
+    exist (no store), or when the conversation is not stored (`ask --no-save`)."""
 
     def __init__(self, database: Path) -> None:
         self.database = Path(database)
@@ -89,18 +93,22 @@ class SnapshotRecorder:
     def record(self, *, conversation_id: str, message_id: str, tool_call_id: str, path: Path, name: str,
                before: FileState, after: bytes) -> bool:
         """Keep one change (called after the tool wrote the file); False when it was not kept (logged)."""
-        if not conversation_id or not message_id or not self.database.is_file():
+        if not conversation_id or not message_id:
             return False
         values = (conversation_id, message_id, tool_call_id, str(path), name, int(before.existed), before.data,
                   int(before.too_large), content_hash(after), after if len(after) <= MAX_SNAPSHOT_BYTES else None,
                   time.time())
         try:
-            db = sqlite3.connect(f"{self.database.resolve().as_uri()}?mode=rw", uri=True, timeout=5.0, isolation_level=None)
-            try:
-                db.execute("PRAGMA foreign_keys=ON")
-                db.execute(INSERT, values)
-            finally:
-                db.close()
+            with kept_in_memory(self.database) as memory:  # the store does not move to the file meanwhile
+                if memory is None and not self.database.is_file():
+                    return False
+                db = sqlite3.connect(memory or f"{self.database.resolve().as_uri()}?mode=rw", uri=True, timeout=5.0,
+                                     isolation_level=None)
+                try:
+                    db.execute("PRAGMA foreign_keys=ON")
+                    db.execute(INSERT, values)
+                finally:
+                    db.close()
         except sqlite3.IntegrityError:  # the conversation is not stored: nothing to undo it from
             log.info("file change to %s not kept for undo: the conversation %s is not stored", name, conversation_id)
             return False

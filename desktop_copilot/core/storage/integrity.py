@@ -8,8 +8,12 @@ from pathlib import Path
 
 from desktop_copilot.core.words import tr
 
-#: SQLITE_BUSY and SQLITE_LOCKED: another process holds the file; that is not damage.
 _IN_USE_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+"""Another process holds the file; that is not damage."""
+_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+"""What SQLite says of a damaged file when it opens or reads it ("database disk image is malformed", "file is not a
+database"). Any other refusal (the file or its folder read-only, a full disk, another process holding it) is not damage:
+a healthy file moved aside for it would take the user's history out of sight."""
 
 
 class DamagedDatabaseError(RuntimeError):
@@ -22,18 +26,31 @@ class DamagedDatabaseError(RuntimeError):
 
 
 def integrity_problem(path: Path) -> str | None:
-    """None when the file is absent, busy in another process or passes `PRAGMA quick_check`; else what is wrong."""
+    """None when the file is absent, cannot be read now (busy in another process, a read-only folder or full disk that
+    keeps SQLite from making its -shm file) or passes `PRAGMA quick_check`; else what is wrong."""
     if not path.exists() or path.stat().st_size == 0:
         return None
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-            result = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
-        db.close()
-    except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorcode", None) in _IN_USE_CODES:
+    for immutable in (False, True):  # immutable: the file alone, when SQLite cannot make its -shm file
+        try:
+            with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True) as db:
+                result = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+            db.close()
+        except sqlite3.DatabaseError as exc:
+            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+            if code in _DAMAGE_CODES and not (immutable and _has_wal(path)):
+                return str(exc)
+            if code in _IN_USE_CODES:
+                return None
+            continue
+        if result == ["ok"] or (immutable and _has_wal(path)):  # without its -wal, the file may lack what it needs
             return None
-        return str(exc)
-    return None if result == ["ok"] else "; ".join(result[:3])
+        return "; ".join(result[:3])
+    return None
+
+
+def _has_wal(path: Path) -> bool:
+    wal = path.with_name(path.name + "-wal")
+    return wal.exists() and wal.stat().st_size > 0
 
 
 class UnmovableDamageError(OSError):

@@ -1,6 +1,7 @@
 """KeyedWorker: a queue of jobs by key (the newest job of a key replaces a queued one) done in order on a thread of
 its own with its own SQLite connection; the thread starts when work arrives and ends when the queue is empty. A job
-that fails on the disk (full, read-only) is held and tried again later, in its order, until it is written."""
+that fails on the disk (full, read-only) is held, with every job queued behind it, and they are tried again later, in
+their order, until they are written."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ RETRY_INTERVAL = 5.0
 
 
 class KeyedWorker:
-    """Subclasses do one job in `_handle(db, key, job)`; a job that fails on the disk is held (its thread keeps trying
-    it every `retry_interval` seconds, and at once when new work arrives, `retry` or `close` is called) and `health`
-    says so; a job that fails otherwise is logged and dropped (what it was to write must be recoverable without it,
-    e.g. from a row the caller wrote)."""
+    """Subclasses do one job in `_handle(db, key, job)`; a job that fails on the disk is held with the jobs queued
+    behind it (its thread keeps trying them every `retry_interval` seconds, and at once when new work arrives, `retry`
+    or `close` is called) and `health` says so; a job that fails otherwise is logged and dropped (what it was to write
+    must be recoverable without it, e.g. from a row the caller wrote)."""
 
     thread_name = "store-worker"
     delay = 0.0
@@ -145,6 +146,15 @@ class KeyedWorker:
         self._hurry = True
         self._state.notify_all()
 
+    def _hold_rest(self) -> None:
+        """With the lock held, after a job failed on the disk: the queued jobs join the held ones, in their order, so
+        none is done before a job held ahead of it. Tried on, one of them could be written before it if the disk came
+        back in between (the next connection opens afresh), e.g. a message's row before its conversation's header
+        (a FOREIGN KEY failure, and the row dropped)."""
+        if not self._closed:
+            self._held.update(self._jobs)
+            self._jobs.clear()
+
     def _run(self) -> None:
         db: sqlite3.Connection | None = None
         try:
@@ -177,6 +187,8 @@ class KeyedWorker:
                         self._current = None
                         if problem is not None and key not in self._jobs and not self._closed:  # a newer job replaces it
                             self._held[key] = job
+                        if problem is not None:  # the jobs queued behind it wait behind it, untried (see `_hold_rest`)
+                            self._hold_rest()
                     if problem is None:
                         log.exception("%s: a job failed", self.thread_name)
                         continue

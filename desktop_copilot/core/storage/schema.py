@@ -159,9 +159,10 @@ def backup(db: sqlite3.Connection, path: Path, version: int) -> Path:
     return target
 
 
-def migrate(db: sqlite3.Connection, path: Path, after_step=None) -> Path | None:
-    """Bring the database to SCHEMA_VERSION. Returns the backup taken, if any.
-    `after_step(version)` runs inside each step's transaction (used to rebuild derived data)."""
+def migrate(db: sqlite3.Connection, path: Path, after_step=None, *, keep_backup: bool = True) -> Path | None:
+    """Bring the database to SCHEMA_VERSION. Returns the backup taken, if any (none without `keep_backup`: a copy in
+    memory of the file at `path`, which stays as it is). `after_step(version)` runs inside each step's transaction
+    (used to rebuild derived data)."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise NewerSchemaError(
@@ -169,7 +170,7 @@ def migrate(db: sqlite3.Connection, path: Path, after_step=None) -> Path | None:
         )
     if version == SCHEMA_VERSION:
         return None
-    backup_path = backup(db, path, version) if version > 0 else None
+    backup_path = backup(db, path, version) if version > 0 and keep_backup else None
     for step in range(version + 1, SCHEMA_VERSION + 1):
         db.execute("BEGIN IMMEDIATE")
         if db.execute("PRAGMA user_version").fetchone()[0] >= step:  # another process (`ask`, a second start) did it

@@ -17,9 +17,18 @@ from desktop_copilot.core.storage import schema
 from desktop_copilot.core.storage.compaction_rows import read_compactions, write_compaction
 from desktop_copilot.core.storage.background_index import BackgroundIndexer
 from desktop_copilot.core.storage.health import StorageHealth, StorageUnavailableError, storage_problem
-from desktop_copilot.core.storage.in_memory import Unopened, copy_into_file, memory_uri, unopened
+from desktop_copilot.core.storage.in_memory import (
+    Unopened,
+    keep_in_memory,
+    memory_uri,
+    moving_to_file,
+    read_file_into,
+    track_changes,
+    unopened,
+)
 from desktop_copilot.core.storage.integrity import DamagedDatabaseError, integrity_problem, keep_aside
 from desktop_copilot.core.storage.keyed_worker import rollback
+from desktop_copilot.core.storage.memory_merge import save_into_file
 from desktop_copilot.core.storage.message_writer import BLOCKS, PENDING, HeaderRow, MessageRow, MessageWriter
 from desktop_copilot.core.storage.schema import SCHEMA_VERSION, NewerSchemaError  # noqa: F401 (re-export)
 from desktop_copilot.core.storage.search import searchable_text
@@ -62,9 +71,15 @@ class Store:
         self.pragmas = list(pragmas)
         self.unopened = unopened
         """Why the store is kept in memory; None once it is the file at `path`."""
+        self.history_shown: bool | None = None
+        """While in memory: True when the conversations the file held were read at start (they are shown and can be
+        continued; what changes is written into the file by `save_to_disk`); False when there is a file that could not
+        be read (damaged, written by a newer version, unreadable: it is left as it is); None without a file."""
         self._memory = memory_uri() if unopened is not None else None
         self.health = StorageHealth(passive=(STORE_SOURCE,))  # a failed write of this connection raised to its caller
         self._open()
+        if self._memory is not None:
+            keep_in_memory(self.path, self._memory)  # file snapshots are taken there too (file_snapshots.py)
 
     @classmethod
     def in_memory(cls, path: Path | str, unopened: Unopened) -> Store:
@@ -77,7 +92,13 @@ class Store:
         self._db = self._connect()
         self.search_index = SearchIndex(self._db)
         try:
-            self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration)
+            if self._memory is not None and self.path.is_file():
+                damaged = self.unopened is not None and self.unopened.kind == "damaged"
+                self.history_shown = not damaged and read_file_into(self._db, self.path)
+            self.backup_path = schema.migrate(self._db, self.path, after_step=self._after_migration,
+                                              keep_backup=self._memory is None)
+            if self._memory is not None:
+                track_changes(self._db, read=bool(self.history_shown))
         except BaseException:
             self._db.close()
             raise
@@ -107,31 +128,35 @@ class Store:
 
     def save_to_disk(self) -> bool:
         """While the store is in memory: try the file again (a damaged one is moved aside first); once it opens,
-        everything written so far is copied into it (in_memory.py) and the store goes on with the file (True).
-        False, with `unopened` saying why, while it still cannot be opened; nothing changes then."""
+        everything written or changed so far is written into it (memory_merge.py) and the store goes on with the file
+        (True). False, with `unopened` saying why, while it still cannot be opened; nothing changes then."""
         if self._memory is None:
             return True
         self._settle()
         self.indexer.wait(SEARCH_WAIT)
         memory = self._memory
         kept = (self._db, self.search_index, self.backup_path, self.indexer, self.writer)
-        self._memory = None
-        try:
-            if (problem := integrity_problem(self.path)) is not None:
-                keep_aside(self.path, problem)
-            self._open()
-            copy_into_file(memory, self.path)
-        except (sqlite3.Error, OSError, NewerSchemaError) as exc:
-            if self.writer is not kept[4]:  # the file opened, the copy failed: close it again
-                self.close()
-            self._db, self.search_index, self.backup_path, self.indexer, self.writer = kept
-            self._memory = memory
-            self.unopened = unopened(self.path, exc)
-            return False
+        with moving_to_file():  # a file snapshot taken meanwhile waits, then goes where the store is
+            self._memory = None
+            try:
+                if afresh := (problem := integrity_problem(self.path)) is not None:
+                    keep_aside(self.path, problem)
+                self._open()
+                save_into_file(memory, self.path, afresh=afresh)
+            except (sqlite3.Error, OSError, NewerSchemaError) as exc:
+                if self.writer is not kept[4]:  # the file opened, the copy failed: close it again
+                    self.close()
+                self._db, self.search_index, self.backup_path, self.indexer, self.writer = kept
+                self._memory = memory
+                self.unopened = unopened(self.path, exc)
+                return False
+            keep_in_memory(self.path, memory, kept=False)
         kept[4].close(timeout=10.0)
         kept[3].close()
         kept[0].close()
         self.unopened = None
+        self.history_shown = None
+        self._resume_indexing()  # what memory had not indexed yet
         return True
 
     @classmethod
@@ -159,6 +184,8 @@ class Store:
             self.indexer.discard(lambda key, text: False)
         self.indexer.close()
         self._db.close()
+        if self._memory is not None:
+            keep_in_memory(self.path, self._memory, kept=False)
         return written
 
     def retry_unwritten(self, timeout: float | None = 10.0) -> bool:

@@ -35,7 +35,8 @@ class DiskRetry(QObject):
 
     def _show(self) -> None:
         unopened = self.store.unopened
-        self.window.banner.set_standing(unopened_text(unopened.kind, unopened.where), lasting=True)
+        self.window.banner.set_standing(unopened_text(unopened.kind, unopened.where, self.store.history_shown),
+                                        lasting=True)
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.WindowActivate:

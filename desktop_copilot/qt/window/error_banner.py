@@ -30,11 +30,17 @@ def storage_problem_text(kind: str, folder: Path) -> str:
                                     "this window and saving is tried again: check the disk that holds {folder}.").format(folder=folder)
 
 
-def unopened_text(kind: str, where: Path) -> str:
+def unopened_text(kind: str, where: Path, history_shown: bool | None = None) -> str:
     """What the user reads while the database file cannot be opened and the conversations are kept in memory (kinds of
-    core.storage.in_memory.Unopened), and what to do."""
+    core.storage.in_memory.Unopened), and what to do. `history_shown` (Store.history_shown): the conversations the file
+    holds were read and are shown (True), or there is a file that could not be read (False)."""
     translate = QCoreApplication.translate
     kept = translate("ErrorBanner", "What you write now is kept in memory; File ▸ Export saves it.")
+    if history_shown:
+        kept = " ".join((translate("ErrorBanner", "The conversations saved there are shown and can be continued."), kept))
+    elif history_shown is False and kind != "damaged":
+        kept = " ".join((translate("ErrorBanner", "The conversations saved there cannot be read now; the file is left "
+                                                  "as it is."), kept))
     if kind == "read_only":
         cause = translate("ErrorBanner", "Your conversations cannot be saved: the data folder {folder} is read-only.")
         remedy = translate("ErrorBanner", "Make the folder writable and they are written there at once.")

@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -261,6 +262,41 @@ def test_a_read_only_database_at_start_opens_reads_and_keeps_new_writes(tmp_path
     store = open_store(paths, [])
     assert store.mark_unfinished_interrupted() == 1  # the leftover of the crash is marked now
     store.close()
+
+
+def test_a_disk_back_between_two_held_rows_writes_them_in_their_order(tmp_path, caplog):
+    """The disk comes back after the writer's try of a conversation's header failed and before it reaches the message
+    queued behind it (its next connection opens afresh): the message waits behind the header instead of being tried
+    first (a FOREIGN KEY failure, and the row dropped: the cause of a test that failed under load)."""
+    Store(tmp_path / "c.sqlite3").close()
+    store = Store(tmp_path / "c.sqlite3", pragmas=["query_only=ON"])
+    store.writer.retry_interval = 3600  # only the test retries
+    both_queued = threading.Event()
+    connect = store.writer._connect
+
+    def disk_back_after_this_one():  # the writer's first connection cannot write; the next ones can
+        assert both_queued.wait(10)
+        store.pragmas = []
+        store.writer._connect = connect
+        db = connect()
+        db.execute("PRAGMA query_only=ON")
+        return db
+
+    store.writer._connect = disk_back_after_this_one
+    try:
+        conversation = Conversation(title="t", messages=[Message.user("hello")])
+        store.save_conversation(conversation)  # refused here: the writer has it
+        store.save_message(conversation.id, 0, conversation.messages[0], background=True)
+        both_queued.set()
+        with caplog.at_level(logging.ERROR):
+            assert store.writer.wait(10)
+            assert len(store.writer.held()) == 2  # the header failed; the message waits behind it, untried
+            assert store.retry_unwritten(10) and store.health.problem is None
+        assert "a job failed" not in caplog.text
+    finally:
+        store.close()
+    disk = on_disk(store.path)
+    assert disk["titles"] == {conversation.id: "t"} and conversation.messages[0].id in disk["messages"]
 
 
 def test_the_debug_hook_accepts_only_its_two_limits(caplog):

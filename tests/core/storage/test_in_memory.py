@@ -13,7 +13,8 @@ import pytest
 from desktop_copilot.core.bootstrap import open_store, unsaved_warning
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, Role, TextBlock
-from desktop_copilot.core.storage.in_memory import COPIED, Unopened, unopened
+from desktop_copilot.core.storage.in_memory import TRACKED, TRACKING, Unopened, unopened
+from desktop_copilot.core.storage.memory_merge import COPIED
 from desktop_copilot.core.storage.store import Store
 
 
@@ -62,12 +63,15 @@ def test_a_file_where_the_data_folder_goes_keeps_the_store_in_memory_until_the_f
         store.close()
 
 
-def test_a_file_that_already_holds_conversations_keeps_them_and_gains_the_ones_written_in_memory(tmp_path):
+def test_a_file_made_meanwhile_keeps_its_conversations_and_gains_the_ones_written_in_memory(tmp_path):
+    """The file appeared after the start (`ask` made it): what it holds was never read into memory, so a conversation
+    of the same id in memory does not replace it."""
     path = tmp_path / "conversations.sqlite3"
+    store = Store.in_memory(path, Unopened("read_only", "attempt to write a readonly database", tmp_path))
+    assert store.history_shown is None  # no file to read at start
     on_disk = Store(path)
     old = _write(on_disk, "Old", "from before")
     on_disk.close()
-    store = Store.in_memory(path, Unopened("read_only", "attempt to write a readonly database", tmp_path))
     try:
         clash = Conversation(id=old.id, title="Not to clobber the file's")
         store.save_conversation(clash)
@@ -88,7 +92,8 @@ def test_every_table_of_the_schema_is_copied(tmp_path):
         store.close()
     searched = {"search_keys", "search_index"}
     shadow = {name for name in tables if name.startswith("search_index_")}
-    assert tables - shadow - searched == set(COPIED)  # a new table must be copied too (in_memory.py)
+    assert tables - shadow - searched - set(TRACKING) == set(COPIED)  # a new table must be copied too (memory_merge.py)
+    assert set(TRACKED) == set(COPIED) - {"search_pending"} | {"search_keys"}  # and its changes kept (in_memory.py)
 
 
 def test_a_damaged_file_that_cannot_be_moved_aside_is_moved_once_it_can(tmp_path, monkeypatch):

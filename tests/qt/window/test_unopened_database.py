@@ -114,3 +114,44 @@ def test_the_app_starts_where_the_data_folder_cannot_be_made(tmp_path):
     seen = run_start_probe(home, START_PROBE)
     assert "cannot be saved" in seen["banner"] and str(home / "data") in seen["banner"] and seen["lasting"]
     assert (home / "data").is_file()  # left as it was
+
+
+def test_a_database_that_can_be_read_but_not_written_shows_its_history_and_continues_it(qtbot, qasync_loop,  # noqa: F811
+                                                                                           loopback_env):
+    """The file SQLite can read but not open for writing (a read-only folder: the store kept in memory as open_store
+    keeps it there; core/storage/test_in_memory_history.py makes the folder really read-only): the old conversation is
+    listed and opens, the banner says it is shown, a reply continues it, and the next check writes it into the file
+    once, beside what it held."""
+    from desktop_copilot.core.conversation.models import Conversation, Message
+    from desktop_copilot.core.storage.in_memory import Unopened
+    from desktop_copilot.core.storage.store import Store
+
+    paths = AppPaths.resolve().ensure()
+    seed = Store(paths.database)
+    old = Conversation(title="Typhoon signal", messages=[Message.user("Is the typhoon signal up?")])
+    seed.save_conversation(old)
+    seed.save_message(old.id, 0, old.messages[0])
+    seed.close()
+    store = Store.in_memory(paths.database, Unopened("read_only", "unable to open database file", paths.data_dir))
+    window = create_main_window(Runtime(paths, AppConfig.from_environment()), store)
+    qtbot.addWidget(window)
+    try:
+        assert window.history.conversations.index_of(old.id).isValid()
+        assert "The conversations saved there are shown" in window.banner.text() and "File ▸ Export" in window.banner.text()
+        assert window.history.open(old.id)
+        loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply("Signal 8 is up until noon.")))
+        assert window.send("And the ferries?")
+        qtbot.waitUntil(lambda: not window.controller.busy and len(window.controller.session.conversation.messages) == 3,
+                        timeout=15000)
+        assert window.controller.session.conversation.id == old.id
+
+        assert window.disk_retry.retry() is True and window.banner.isHidden()
+        with sqlite3.connect(f"file:{paths.database}?mode=ro", uri=True) as db:
+            assert db.execute("SELECT id FROM conversations").fetchall() == [(old.id,)]
+            texts = [row[0] for row in db.execute("SELECT blocks FROM messages WHERE conversation_id=? ORDER BY seq",
+                                                  (old.id,))]
+        db.close()
+        assert len(texts) == 3 and "Is the typhoon" in texts[0] and "ferries" in texts[1] and "Signal 8" in texts[2]
+    finally:
+        run_async(qtbot, window.controller.aclose())
+        store.close()
