@@ -2385,6 +2385,14 @@ Let it continue?</source>
         <translation>现在写下的内容保存在内存中；可用 文件 ▸ 导出 保存。</translation>
     </message>
     <message>
+        <source>The conversations saved there are shown and can be continued.</source>
+        <translation>那里保存的对话已显示，可以继续。</translation>
+    </message>
+    <message>
+        <source>The conversations saved there cannot be read now; the file is left as it is.</source>
+        <translation>那里保存的对话现在无法读取；该文件保持原样。</translation>
+    </message>
+    <message>
         <source>Your conversations cannot be saved: the data folder {folder} is read-only.</source>
         <translation>无法保存对话：数据文件夹 {folder} 是只读的。</translation>
     </message>
