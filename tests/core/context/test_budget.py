@@ -12,7 +12,6 @@ from desktop_copilot.core.context.tokens import (
     MESSAGE_OVERHEAD,
     estimate_tokens,
     factor,
-    forget_calibration,
     image_tokens,
     message_tokens,
 )
@@ -35,13 +34,7 @@ TOOL = ToolSpec("web_search", "Search the web for pages about a query.",
                 {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    forget_calibration()
-    budget.forget()
-    yield
-    forget_calibration()
-    budget.forget()
+pytestmark = pytest.mark.usefixtures("fresh_budget")
 
 
 def user(text: str, created_at: float = 0.0) -> Message:

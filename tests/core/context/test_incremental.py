@@ -30,13 +30,7 @@ OPERATIONS = st.lists(st.tuples(st.sampled_from(["user", "reply", "tool", "repor
                                                  "undo"]), st.integers(0, 10_000)), min_size=1, max_size=50)
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    forget_calibration()
-    budget.forget()
-    yield
-    forget_calibration()
-    budget.forget()
+pytestmark = pytest.mark.usefixtures("fresh_budget")
 
 
 def tool_reply(n: int) -> Message:
