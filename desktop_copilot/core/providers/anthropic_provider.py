@@ -62,11 +62,13 @@ class AnthropicProvider(StreamingProvider):
         # The SDK sends the request (auth, headers, HTTP errors as its exceptions) with the body made here
         # (anthropic_body: only what changed since the conversation's last request is converted); the skeleton reads
         # the response's body.
-        response = await self.client().post("/v1/messages", cast_to=httpx2.Response, content=request_body(request), stream=True)
-        try:
+        client = self.client()  # held while the body is read: a client collected (a run made a new provider) closes
+        response = await client.post("/v1/messages", cast_to=httpx2.Response, content=request_body(request), stream=True)
+        try:  # (its connections, this stream's among them)
             yield response
         finally:
             await response.aclose()
+            del client
 
     def map_frame(self, mapper: AnthropicEventMapper, name: str, data: bytes) -> list[ev.Event]:
         if name == "error":  # an SSE `error` event after the 200
