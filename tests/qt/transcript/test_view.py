@@ -133,7 +133,7 @@ def test_pieces_that_end_while_the_reply_streams_show_as_they_were_until_the_wor
     assert all(layout.pending for layout in layouts)  # shown as plain text meanwhile, nothing rendered here
     assert "**bold 0**" in layouts[0].parts[0].documents[1].toPlainText()
     tails.release()
-    qtbot.waitUntil(lambda: not any(view.delegate.layout(model.index(row, 0)).pending for row in closed))  # no delta needed
+    qtbot.waitUntil(lambda: not any(view.delegate.layout(model.index(row, 0)).pending for row in rows))  # no delta needed
     first = view.delegate.layout(model.index(closed[0], 0)).parts[0].documents[0]
     assert "**" not in "".join(d.toPlainText() for d in first.documents) and first.documents[0].toPlainText().startswith("Paragraph 0 with bold 0")
     accumulate(reply, ev.Done(reason="end_turn"))

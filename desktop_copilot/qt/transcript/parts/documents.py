@@ -385,6 +385,8 @@ class LiveMarkdown:
         self._waiting: RenderedTail | None = None
         """A tail render from the end of `_chunk` on, back before the chunk: shown when the chunk is."""
         self._tail_shown = 0
+        self._tail_rendered = 0
+        """How much of the tail shown is a render (the rest is plain text appended after it)."""
         self._tail_asked_at = -1.0
         self._seen = 0
         self._seen_end = ""
@@ -399,6 +401,12 @@ class LiveMarkdown:
     @property
     def documents(self) -> Documents:
         return [self.chunks, self.tail]
+
+    @property
+    def pending(self) -> bool:
+        """Part of the piece shows as plain text still (a chunk's render or the tail's is not in): another update,
+        even without more text, shows more of it rendered."""
+        return self._chunk is not None or self._tail_rendered < self._tail_shown
 
     def _add_chunk(self, rendered: RenderedTail, end: int, width: int) -> None:
         document = new_document(self.theme, self.theme.font("body"), width)
@@ -461,9 +469,11 @@ class LiveMarkdown:
         if rendered is not None:
             show_rendered(self.tail, rendered)
             self.rendered_chars += len(rendered.text)
+            self._tail_rendered = len(rendered.text)
             self._append_plain(tail[len(rendered.text) :])
         elif force or len(tail) < self._tail_shown:  # a chunk took the tail's start: the rest as plain text until due
             self.tail.setPlainText(tail)
+            self._tail_rendered = 0
         elif len(tail) > self._tail_shown:
             self._append_plain(tail[self._tail_shown :])
         self._tail_shown = len(tail)

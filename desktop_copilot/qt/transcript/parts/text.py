@@ -79,7 +79,8 @@ class UserBubble(PartPainter):
 
 class MarkdownText(PartPainter):
     """A piece of Markdown text. Finished: one exact render, cached, re-wrapped on resize. Streaming: a
-    `LiveMarkdown` stack, so a delta never re-renders the piece; when the piece closes while the reply streams on, its
+    `LiveMarkdown` stack, so a delta never re-renders the piece (`pending` while part of it shows as plain text, so the
+    view lays it out again when the stream pauses); when the piece closes while the reply streams on, its
     last chunk (or, for a piece never shown open, all of it) renders on the tail worker and the part is `pending`
     (shown as it was, measured again shortly) until the stack is complete and handed to the cache; when the reply has
     ended, the stack is finished with one exact render of its last chunk here.
@@ -90,7 +91,9 @@ class MarkdownText(PartPainter):
         text = part.piece(part.block.text)
         live_key = (part.message.id, part.index, segment.start)
         if segment.open:
-            part.documents = env.live.get(live_key, lambda: LiveMarkdown(env.theme, tails=env.tails)).update(text, width)
+            live = env.live.get(live_key, lambda: LiveMarkdown(env.theme, tails=env.tails))
+            part.documents = live.update(text, width)
+            part.pending = isinstance(live, LiveMarkdown) and live.pending  # shows more rendered without a delta
         else:
             key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
             if not part.message.status.finished and key not in env.documents and self._closing(part, env, text, width, key):

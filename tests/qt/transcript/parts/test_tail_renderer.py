@@ -184,3 +184,15 @@ def test_a_piece_dropped_takes_its_chunk_request_with_it(qapp):
     assert len(tails.asked) == 2
     del live
     assert len(tails.asked) == 0
+
+
+def test_a_live_piece_is_pending_while_part_of_it_shows_as_plain_text_and_settles_without_more_text(qapp):
+    tails = Later()
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=tails)
+    text = "A *first* paragraph.\n\nThe **open** end"
+    live.update(text, 500)
+    assert live.pending
+    tails.release()
+    chunks, tail = live.update(text, 500)  # the stream paused: the same text again
+    assert not live.pending
+    assert [d.toPlainText() for d in chunks.documents] == ["A first paragraph."] and bold_fragments(tail) == ["open"]
