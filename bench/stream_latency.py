@@ -239,21 +239,17 @@ class LagProbe:
 
 
 class GcPauses:
-    """Durations of the garbage collector's passes on the main thread, by generation (gc.callbacks)."""
+    """Durations of the garbage collector's passes, by generation (gc.callbacks): on any thread, since a pass holds
+    the GIL, so one on the Markdown worker stalls the main thread as well."""
 
     def __init__(self) -> None:
         import gc
-        import threading
 
         self.passes: list[tuple[float, int, float]] = []  # (when, generation, ms)
-        self._main = threading.get_ident()
         self._started = 0.0
-        self._threading = threading
         gc.callbacks.append(self._callback)
 
     def _callback(self, phase: str, info: dict) -> None:
-        if self._threading.get_ident() != self._main:
-            return
         if phase == "start":
             self._started = time.perf_counter()
         else:

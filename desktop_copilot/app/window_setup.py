@@ -17,6 +17,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from desktop_copilot.app.collector import StreamingCollector
 from desktop_copilot.app.single_instance import listen_for_second_launches
 from desktop_copilot.core.bootstrap import build_runtime, open_store
 from desktop_copilot.core.chat import ChatSession
@@ -49,6 +50,9 @@ def attach_session(window: MainWindow, runtime: Runtime, store: Store, conversat
     opened lazily (a 10,000-message conversation shows at once), or a new one."""
     session = ChatSession(runtime, conversation or Conversation(), store)
     window.attach(ChatController(session, TranscriptModel()))
+    collector = StreamingCollector(window)  # no full collection walks the whole process mid-reply
+    window.controller.sig_busy_changed.connect(collector.busy_changed)
+    window.sig_closed.connect(collector.release)
     if conversation is None and (reopened := conversation_to_reopen(runtime, store)):
         window.history.open(reopened)
 

@@ -89,6 +89,16 @@ class TranscriptDelegate(QStyledItemDelegate):
                 self._layouts.popitem(last=False)
         return row
 
+    def forget_pending(self, index: QModelIndex) -> bool:
+        """Drop the row's layout if it is `pending` (its next layout may find the render back); True if it was."""
+        segment = index.data(TranscriptModel.SegmentRole)
+        placement = index.data(TranscriptModel.PlacementRole)
+        for key, row in self._layouts.items():
+            if row.pending and key[:3] == (segment, placement, self.width):
+                del self._layouts[key]
+                return True
+        return False
+
     def row_height(self, index: QModelIndex) -> int:
         return self.layout(index).height
 

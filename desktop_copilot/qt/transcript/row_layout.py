@@ -53,6 +53,11 @@ class RowLayout:
     height: int
     width: int
 
+    @property
+    def pending(self) -> bool:
+        """A part's documents are not final yet (see Part.pending): to be laid out again shortly."""
+        return any(part.pending for part in self.parts)
+
     def part_rect(self, part: Part, column: QRect) -> QRect:
         return QRect(column.left(), column.top() + part.top, column.width(), part.height)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QStyleOptionViewItem
 
@@ -13,6 +13,8 @@ from desktop_copilot.qt.transcript.model import TranscriptModel
 BOTTOM_SLACK = 24
 """Within this many pixels of the end counts as "at the bottom"."""
 BOTTOM_MARGIN = 18
+PENDING_MS = 16
+"""Rows on screen whose documents are still rendering on the tail worker are laid out again this often."""
 FETCH_SCREENS = 1
 """Stored messages are loaded this many screens ahead of what is shown, above and below."""
 Anchor = tuple[int, int]
@@ -34,6 +36,10 @@ class RowView(QAbstractItemView):
         self._painting = False
         self._syncing = False
         self._removal_anchor: Anchor | None = None
+        self._pending: list[int] = []
+        """Rows painted last with documents still rendering (RowLayout.pending)."""
+        self._pending_timer = QTimer(self, singleShot=True, interval=PENDING_MS)
+        self._pending_timer.timeout.connect(self._lay_out_pending)
         self.setModel(model)
         self.setItemDelegate(delegate)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -198,14 +204,38 @@ class RowView(QAbstractItemView):
             offset, width, height = self._offset(), self.viewport().width(), self.viewport().height()
             exposed = event.rect()
             row = self.rows.row_at(offset)
+            pending = []
             while 0 <= row < len(self.rows) and (top := self.rows.top(row) - offset) < height:
                 option.rect = QRect(0, top, width, self.rows.heights[row])
                 if option.rect.height() > 0 and option.rect.intersects(exposed):
-                    self.delegate.paint(painter, option, self.transcript.index(row, 0))
+                    index = self.transcript.index(row, 0)
+                    self.delegate.paint(painter, option, index)
+                    if self.delegate.layout(index).pending:
+                        pending.append(row)
                 row += 1
             painter.end()
+            self._pending = pending
+            if pending and not self._pending_timer.isActive():
+                self._pending_timer.start()
         finally:
             self._painting = False
+
+    def _lay_out_pending(self) -> None:
+        """Lay the pending rows painted last out again: those whose render is back show it (heights may change)."""
+        anchor, moved, done, waiting = self._anchor(), False, [], []
+        for row in self._pending:
+            index = self.transcript.index(row, 0)
+            if row < len(self.rows) and self.delegate.forget_pending(index):
+                moved |= self._measure(row) != 0
+                (waiting if self.delegate.layout(index).pending else done).append(row)
+        self._pending = waiting
+        if moved:
+            self._restore(anchor)
+        elif done:
+            self.viewport().update(self.visualRect(self.transcript.index(done[0], 0)).united(
+                self.visualRect(self.transcript.index(done[-1], 0))))
+        if waiting and not self._pending_timer.isActive():
+            self._pending_timer.start()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt name
         if not self._painting:

@@ -16,7 +16,7 @@ from desktop_copilot.core.transcript.chunking import MAX_CHARS
 from desktop_copilot.qt.transcript.parts.base import LIVE_PIECES
 from desktop_copilot.qt.transcript.model import TAIL_MESSAGES, TranscriptModel
 from desktop_copilot.qt.transcript.view import TranscriptView
-from tests.qt.transcript.transcript_support import show_view
+from tests.qt.transcript.transcript_support import Later, show_view
 
 
 @pytest.fixture
@@ -118,6 +118,28 @@ def test_the_end_of_a_200_kb_reply_is_visible_at_the_bottom(qtbot, monkeypatch):
 
     env = view.delegate.env
     assert (env.documents.bytes <= env.documents.budget or len(env.documents) == 1) and len(env.live) <= LIVE_PIECES
+
+
+def test_pieces_that_end_while_the_reply_streams_show_as_they_were_until_the_worker_has_their_html(qtbot):
+    model = TranscriptModel()
+    view = show_view(qtbot, model, 800, 2000)
+    tails = view.delegate.env.tails = Later()
+    text = "".join(f"Paragraph {n} with **bold {n}** words, enough of them to fill a line or two.\n\n" for n in range(40))
+    reply = _stream(qtbot, model, view, text + "The open end", delta=len(text) + 20)  # pieces closed at once: never open
+    rows = [row for row in range(model.rowCount()) if model.segment_at(row).kind == "text"]
+    closed = [row for row in rows if not model.segment_at(row).open]
+    assert len(closed) >= 2
+    layouts = [view.delegate.layout(model.index(row, 0)) for row in closed]
+    assert all(layout.pending for layout in layouts)  # shown as plain text meanwhile, nothing rendered here
+    assert "**bold 0**" in layouts[0].parts[0].documents[1].toPlainText()
+    tails.release()
+    qtbot.waitUntil(lambda: not any(view.delegate.layout(model.index(row, 0)).pending for row in rows))  # no delta needed
+    first = view.delegate.layout(model.index(closed[0], 0)).parts[0].documents[0]
+    assert "**" not in "".join(d.toPlainText() for d in first.documents) and first.documents[0].toPlainText().startswith("Paragraph 0 with bold 0")
+    accumulate(reply, ev.Done(reason="end_turn"))
+    model.message_changed(reply.id)
+    view.viewport().repaint()
+    assert not any(view.delegate.layout(model.index(row, 0)).pending for row in range(model.rowCount()))  # finished in place
 
 
 def test_rows_on_screen_stay_put_when_rows_above_change(qtbot):

@@ -1,10 +1,14 @@
-"""Shared by the transcript tests: a TranscriptView on a model, shown and ready to paint."""
+"""Shared by the transcript tests: a TranscriptView on a model, shown and ready to paint; a tail renderer that renders
+when told."""
 
 from __future__ import annotations
+
+import weakref
 
 from PySide6.QtCore import QPoint, Qt
 
 from desktop_copilot.qt.transcript.model import TranscriptModel
+from desktop_copilot.qt.transcript.parts.tail_renderer import render_tail
 from desktop_copilot.qt.transcript.view import TranscriptView
 
 
@@ -29,3 +33,26 @@ def hotspot_point(view: TranscriptView, row: int, action: str) -> QPoint:
     area = layout.part_rect(part, view.delegate.env.column(view.visualRect(index)))
     inner = next(h for h in part.hotspots if h.action == action).rect.translated(area.topLeft())
     return QPoint(inner.left() + 6, inner.center().y()) if inner.width() == area.width() else inner.center()
+
+
+class Later:
+    """Renders what was asked only when told (`release`), as the worker does between two updates."""
+
+    def __init__(self) -> None:
+        self.asked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.done: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def submit(self, owner, start, text, theme) -> None:
+        self.asked[owner] = (start, text, theme)
+
+    def take(self, owner):
+        return self.done.pop(owner, None)
+
+    def forget(self, owner) -> None:
+        self.asked.pop(owner, None)
+        self.done.pop(owner, None)
+
+    def release(self) -> None:
+        for owner, (start, text, theme) in list(self.asked.items()):
+            self.done[owner] = render_tail(start, text, theme)
+        self.asked.clear()

@@ -13,6 +13,7 @@ from PySide6.QtGui import QPainter, QTextCharFormat
 
 from desktop_copilot.core.conversation.models import Message
 from desktop_copilot.qt.transcript.parts.documents import Document, DocumentCache, Documents, LiveMarkdown, LivePlainText
+from desktop_copilot.qt.transcript.parts.tail_renderer import TailRendering
 from desktop_copilot.core.transcript.segments import Segment
 from desktop_copilot.qt.common.theme import DEFAULT_THEME, Theme
 
@@ -75,6 +76,8 @@ class Part:
     """Clickable areas measured for this part (buttons on a tool card)."""
     items: list[Any] = field(default_factory=list)
     """What a painter laid out in `measure` for `paint` to draw (a tool card's sections)."""
+    pending: bool = False
+    """Its documents are not final yet (a render is still on the tail worker): the view measures it again shortly."""
 
     @property
     def block(self):
@@ -148,6 +151,8 @@ class PaintEnv:
     cards: CardState = field(default_factory=CardState)
     selection: SelectionLook | None = None
     """The text selection the view keeps, painted by the parts whose text can be selected."""
+    tails: TailRendering | None = None
+    """Where live pieces' Markdown is rendered (None: the app's tail worker; tests pass RenderNow)."""
     reply_of: Callable[[str], list[Message]] | None = None
     """A message id -> the messages of its reply, in order (the delegate binds the model's `reply_of`): the knowledge
     passages under a reply come from all of them."""

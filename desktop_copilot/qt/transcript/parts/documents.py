@@ -29,6 +29,8 @@ from desktop_copilot.qt.transcript.parts.markdown import MarkdownSplitter, docum
 from desktop_copilot.qt.transcript.parts.tail_renderer import RenderedTail, TailRendering, render_tail, shared_tail_worker
 from desktop_copilot.qt.common.theme import Theme
 
+FINGERPRINT_CHARS = 32
+"""How many of the last characters of a live piece's text the next update checks (see LiveMarkdown._seen_end)."""
 RENDER_INTERVAL = 0.08
 """A streaming Markdown tail is re-rendered at most this often (seconds); plain text is appended in between."""
 CACHE_MB = 6
@@ -303,6 +305,9 @@ class DocumentCache:
     def __len__(self) -> int:
         return len(self._documents)
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._documents
+
     def get(self, key: Hashable, build: Callable[[], Document]) -> Document:
         """The document for `key`, built by `build` if not held (then measured: `document_bytes`)."""
         entry = self._documents.get(key)
@@ -330,6 +335,8 @@ class LivePlainText:
         self._shown = 0
 
     def update(self, text: str, width: int) -> Documents:
+        if self.document.textWidth() != width:  # before the text: laying text out 1 px wide costs several times more
+            self.document.setTextWidth(width)
         if len(text) < self._shown:
             self.document.setPlainText(text)
         elif len(text) > self._shown:
@@ -337,8 +344,6 @@ class LivePlainText:
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(text[self._shown :])
         self._shown = len(text)
-        if self.document.textWidth() != width:
-            self.document.setTextWidth(width)
         return [self.document]
 
     def finish(self, text: str, width: int) -> QTextDocument:
@@ -346,13 +351,26 @@ class LivePlainText:
         return self.update(text, width)[0]
 
 
+class LiveChunk:
+    """A finished chunk of a live piece, [start, end) of its text, whose Markdown renders on the worker (the worker's
+    key for it: the piece holds it while it waits, so a piece dropped takes the request with it)."""
+
+    __slots__ = ("start", "end", "__weakref__")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+
+
 class LiveMarkdown:
-    """A growing Markdown piece as a stack of documents: each finished chunk (cut after a blank line or
-    a closed fence) is rendered once; the open tail's Markdown is turned into HTML on a worker (tail_renderer) at most
-    every RENDER_INTERVAL, and the newest finished render is swapped in by the next update, the text that came after
-    it appended as plain text; in between the tail is extended as plain text (or replaced when a chunk took its
-    start). Per update the cost depends on the delta and the tail only; the GUI thread renders the Markdown of one
-    chunk at most, and sets the HTML of one tail render at most (updates come at most once a frame per message)."""
+    """A growing Markdown piece as a stack of documents: each finished chunk (cut after a blank line or a closed fence)
+    is rendered once; the open tail's Markdown is turned into HTML on a worker (tail_renderer) at most every
+    RENDER_INTERVAL, and the newest finished render is swapped in by the next update, the text that came after it
+    appended as plain text; in between the tail is extended as plain text (or replaced when a chunk took its start).
+    A finished chunk's Markdown is rendered on the worker too (one chunk asked at a time, all that finished since): it
+    stays in the tail until its HTML is back, then the next update puts it into a document of its own. Per update the
+    GUI thread sets the HTML of one chunk and one tail render at most, and renders no Markdown (updates come at most
+    once a frame per piece); `close` does the same for a piece that has ended while the reply streams on, `finish`
+    renders what is not back yet in place."""
 
     def __init__(self, theme: Theme, clock: Callable[[], float] = time.monotonic,
                  tails: TailRendering | None = None) -> None:
@@ -361,44 +379,105 @@ class LiveMarkdown:
         self.tail = new_document(theme, theme.font("body"), 1)
         self._splitter = MarkdownSplitter()
         self._chunked = 0
+        """Where the tail starts: the end of the chunks shown in documents of their own."""
+        self._chunk: LiveChunk | None = None
+        """The chunk rendering on the worker (it follows the chunks shown)."""
+        self._waiting: RenderedTail | None = None
+        """A tail render from the end of `_chunk` on, back before the chunk: shown when the chunk is."""
         self._tail_shown = 0
+        self._tail_rendered = 0
+        """How much of the tail shown is a render (the rest is plain text appended after it)."""
         self._tail_asked_at = -1.0
+        self._seen = 0
+        self._seen_end = ""
+        """Length and last characters of the text of the previous update: a text that does not repeat them there
+        replaced it (not extended it), and the piece starts over."""
         self._clock = clock
         self._tails = tails if tails is not None else shared_tail_worker()
         self.rendered_chars = 0
         """Characters of Markdown rendered so far (for tests and benchmarks): a small multiple of the
         text's length, where re-rendering the whole text per delta would be quadratic."""
 
-    def _render_chunk(self, text: str, end: int, width: int) -> None:
-        self.chunks.setTextWidth(width)
-        self.chunks.append(markdown_document(text[self._chunked : end], width, self.theme))
+    @property
+    def documents(self) -> Documents:
+        return [self.chunks, self.tail]
+
+    @property
+    def pending(self) -> bool:
+        """Part of the piece shows as plain text still (a chunk's render or the tail's is not in): another update,
+        even without more text, shows more of it rendered."""
+        return self._chunk is not None or self._tail_rendered < self._tail_shown
+
+    def _add_chunk(self, rendered: RenderedTail, end: int, width: int) -> None:
+        document = new_document(self.theme, self.theme.font("body"), width)
+        show_rendered(document, rendered)
+        self.chunks.setTextWidth(width)  # (before the append, which measures the document at the stack's width)
+        self.chunks.append(document)
         self.rendered_chars += end - self._chunked
         self._chunked = end
 
-    def update(self, text: str, width: int) -> Documents:
-        boundary = self._splitter.feed(text)
-        force = boundary > self._chunked
-        if force:
-            self._render_chunk(text, boundary, width)
+    def _advance_chunks(self, text: str, boundary: int, width: int) -> bool:
+        """Ask for the chunks finished up to `boundary` (if none is asked for yet) and show the one asked for if its
+        render is back; True when one was shown (the tail then starts later)."""
+        chunk = self._chunk
+        if chunk is None and boundary > self._chunked:
+            chunk = self._chunk = LiveChunk(self._chunked, boundary)
+            self._tails.submit(chunk, chunk.start, text[chunk.start : chunk.end], self.theme)
+        if chunk is None:
+            return False
+        rendered = self._tails.take(chunk)
+        if rendered is None:
+            return False
+        self._chunk = None
+        if text[chunk.start : chunk.end] != rendered.text:  # the text was replaced under it: asked again next time
+            return False
+        self._add_chunk(rendered, chunk.end, width)
+        return True
+
+    def _tail_render(self, tail: str) -> RenderedTail | None:
+        """The newest tail render that can be shown now (starting where the tail starts, and the tail still begins
+        with its text), or None; a render from the end of the chunk on the worker waits for that chunk."""
+        rendered = self._tails.take(self) or self._waiting
+        self._waiting = None
+        if rendered is None:
+            return None
+        if self._chunk is not None and rendered.start == self._chunk.end:
+            self._waiting = rendered
+            return None
+        if rendered.start == self._chunked and tail.startswith(rendered.text):
+            return rendered
+        return None
+
+    def update(self, text: str, width: int, final: bool = False) -> Documents:
+        """The documents showing `text` (the piece so far); `final`: the piece has ended (its end closes the last
+        chunk, and no tail is asked for)."""
+        if len(text) < self._seen or not text.startswith(self._seen_end, self._seen - len(self._seen_end)):
+            self._restart()  # replaced, not extended
+        self._seen, self._seen_end = len(text), text[-FINGERPRINT_CHARS:]
+        self.chunks.setTextWidth(width)
+        if self.tail.textWidth() != width:  # before any text goes in: laying text out 1 px wide costs several times more
+            self.tail.setTextWidth(width)
+        boundary = len(text) if final else self._splitter.feed(text)
+        force = self._advance_chunks(text, boundary, width)
         tail = text[self._chunked :]
+        asked_from = self._chunk.end if self._chunk is not None else self._chunked
         now = self._clock()
-        if tail and now - self._tail_asked_at >= RENDER_INTERVAL:
-            self._tails.submit(self, self._chunked, tail, self.theme)
+        if not final and len(text) > asked_from and now - self._tail_asked_at >= RENDER_INTERVAL:
+            self._tails.submit(self, asked_from, text[asked_from:], self.theme)
             self._tail_asked_at = now
-        rendered = self._tails.take(self)
-        if rendered is not None and rendered.start == self._chunked and tail.startswith(rendered.text):
+        rendered = self._tail_render(tail)
+        if rendered is not None:
             show_rendered(self.tail, rendered)
             self.rendered_chars += len(rendered.text)
+            self._tail_rendered = len(rendered.text)
             self._append_plain(tail[len(rendered.text) :])
         elif force or len(tail) < self._tail_shown:  # a chunk took the tail's start: the rest as plain text until due
             self.tail.setPlainText(tail)
+            self._tail_rendered = 0
         elif len(tail) > self._tail_shown:
             self._append_plain(tail[self._tail_shown :])
         self._tail_shown = len(tail)
-        self.chunks.setTextWidth(width)
-        if self.tail.textWidth() != width:
-            self.tail.setTextWidth(width)
-        return [self.chunks, self.tail]
+        return self.documents
 
     def _append_plain(self, text: str) -> None:
         if text:
@@ -406,13 +485,33 @@ class LiveMarkdown:
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(text)
 
+    def close(self, text: str, width: int) -> DocumentStack | None:
+        """The piece has ended (`text` is all of it) while the reply streams on: its final documents once the render
+        of its last chunk is back from the worker, else None (then `documents` show it as it is meanwhile, and a
+        later call shows the chunk)."""
+        self.update(text, width, final=True)
+        if self._chunked < len(text):
+            return None
+        self._tails.forget(self)
+        return self.chunks
+
+    def _restart(self) -> None:
+        self._tails.forget(self)
+        self.__init__(self.theme, self._clock, self._tails)  # its chunk asked for goes with the old state
+
     def finish(self, text: str, width: int) -> DocumentStack:
         """The piece's final documents: the chunks already rendered, plus one exact render of what
-        follows them, so finishing costs the last chunk, not the whole piece."""
+        follows them (here, unless the worker has it ready), so finishing costs the last chunk, not the whole piece."""
         self._tails.forget(self)
-        if len(text) < self._chunked:
-            self.__init__(self.theme, self._clock, self._tails)
+        if len(text) < self._seen or not text.startswith(self._seen_end, self._seen - len(self._seen_end)):
+            self._restart()
+        chunk, self._chunk = self._chunk, None
+        if chunk is not None:
+            rendered = self._tails.take(chunk)
+            self._tails.forget(chunk)
+            if rendered is not None and text[chunk.start : chunk.end] == rendered.text:
+                self._add_chunk(rendered, chunk.end, width)
         if len(text) > self._chunked:
-            self._render_chunk(text, len(text), width)
+            self._add_chunk(render_tail(0, text[self._chunked :], self.theme), len(text), width)
         self.chunks.setTextWidth(width)
         return self.chunks

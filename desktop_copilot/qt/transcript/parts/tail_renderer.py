@@ -68,11 +68,11 @@ class RenderNow:
 
 
 class TailWorker:
-    """One daemon thread (while tails stream in) rendering the tails asked for, newest request per piece only: a piece that asks again before
-    its render started replaces the request, so the worker never renders a tail already outgrown. Results (the newest
-    per piece) wait for
-    the piece's next update on the GUI thread (the next frame with a delta); a piece that is dropped takes its
-    request and result with it (weak keys)."""
+    """One daemon thread (while pieces stream in) rendering what is asked for, oldest request first, the newest request
+    per owner only: a piece that asks again before its render started replaces the request, so the worker never
+    renders a tail already outgrown. An owner is a live piece (its tail) or one of its finished chunks (`LiveChunk`).
+    Results (the newest per owner) wait for the owner's next update on the GUI thread; an owner that is dropped (a
+    piece scrolled away) takes its request and result with it (weak keys)."""
 
     def __init__(self) -> None:
         self._wanted: weakref.WeakKeyDictionary[object, tuple[int, str, Theme]] = weakref.WeakKeyDictionary()
@@ -115,11 +115,13 @@ class TailWorker:
     def _next(self) -> tuple[weakref.ref, tuple[int, str, Theme]] | None:
         """The next request; None (and the thread is let go) when none came for IDLE_EXIT_S, or on `stop`."""
         with self._wake:
-            if not self._wake.wait_for(lambda: bool(self._wanted) or self._stopping, IDLE_EXIT_S) or self._stopping:
-                self._thread = None  # the next request starts another
-                return None
-            owner, job = self._wanted.popitem()
-            return weakref.ref(owner), job
+            while True:
+                if not self._wake.wait_for(lambda: bool(self._wanted) or self._stopping, IDLE_EXIT_S) or self._stopping:
+                    self._thread = None  # the next request starts another
+                    return None
+                owner = next(iter(self._wanted), None)  # the oldest request first: a chunk asked before a tail shows first
+                if owner is not None:  # (None: its owner was dropped meanwhile)
+                    return weakref.ref(owner), self._wanted.pop(owner)
 
     def _run(self) -> None:
         while (request := self._next()) is not None:

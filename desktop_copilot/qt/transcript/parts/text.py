@@ -79,8 +79,11 @@ class UserBubble(PartPainter):
 
 class MarkdownText(PartPainter):
     """A piece of Markdown text. Finished: one exact render, cached, re-wrapped on resize. Streaming: a
-    `LiveMarkdown` stack, so a delta never re-renders the piece; when the piece closes (or the reply
-    ends) its stack is finished with one exact render of its last chunk and handed to the cache.
+    `LiveMarkdown` stack, so a delta never re-renders the piece (`pending` while part of it shows as plain text, so the
+    view lays it out again when the stream pauses); when the piece closes while the reply streams on, its
+    last chunk (or, for a piece never shown open, all of it) renders on the tail worker and the part is `pending`
+    (shown as it was, measured again shortly) until the stack is complete and handed to the cache; when the reply has
+    ended, the stack is finished with one exact render of its last chunk here.
     The block's last piece, once closed, is followed by the sources its text cites (rendered once)."""
 
     def measure(self, part: Part, env: PaintEnv, width: int) -> int:
@@ -88,13 +91,18 @@ class MarkdownText(PartPainter):
         text = part.piece(part.block.text)
         live_key = (part.message.id, part.index, segment.start)
         if segment.open:
-            part.documents = env.live.get(live_key, lambda: LiveMarkdown(env.theme)).update(text, width)
+            live = env.live.get(live_key, lambda: LiveMarkdown(env.theme, tails=env.tails))
+            part.documents = live.update(text, width)
+            part.pending = isinstance(live, LiveMarkdown) and live.pending  # shows more rendered without a delta
         else:
+            key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
+            if not part.message.status.finished and key not in env.documents and self._closing(part, env, text, width, key):
+                code_blocks.lay_out(part, env, QPoint(0, 0))
+                return documents_height(part.documents)
             def build():
                 live = env.live.pop(live_key)
                 return live.finish(text, width) if isinstance(live, LiveMarkdown) else markdown_document(text, width, env.theme)
 
-            key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
             part.documents = [env.cached(key, width, build)]
             citations = part.block.citations
             if citations and segment.end == len(part.block.text):
@@ -105,6 +113,22 @@ class MarkdownText(PartPainter):
                 self._add_knowledge_sources(part, env, width)
         code_blocks.lay_out(part, env, QPoint(0, 0))
         return documents_height(part.documents)
+
+    @staticmethod
+    def _closing(part: Part, env: PaintEnv, text: str, width: int, key: tuple) -> bool:
+        """A piece that has ended while its reply streams on: True while the render of its last chunk is not back
+        (the part shows the piece as it was, `pending`), else its complete stack goes to the cache (False)."""
+        live_key = (part.message.id, part.index, part.segment.start)
+        live = env.live.get(live_key, lambda: LiveMarkdown(env.theme, tails=env.tails))
+        if not isinstance(live, LiveMarkdown):
+            return False
+        stack = live.close(text, width)
+        if stack is None:
+            part.documents, part.pending = live.documents, True
+            return True
+        env.live.pop(live_key)
+        env.cached(key, width, lambda: stack)
+        return False
 
     @staticmethod
     def _add_knowledge_sources(part: Part, env: PaintEnv, width: int) -> None:

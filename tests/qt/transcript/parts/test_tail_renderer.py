@@ -1,5 +1,6 @@
-"""The Markdown of a streaming tail is turned into HTML on a worker thread; the GUI thread swaps the newest render in at
-the piece's next update, with the text that came after it appended, and nothing a model wrote loads anything."""
+"""The Markdown of a streaming tail and of its finished chunks is turned into HTML on a worker thread; the GUI thread
+swaps the newest render in at the piece's next update, with the text that came after it appended, and nothing a model
+wrote loads anything."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from PySide6.QtGui import QFont
 
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.parts import tail_renderer
-from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown
+from desktop_copilot.qt.transcript.parts.documents import InertDocument, LiveMarkdown, markdown_document
 from desktop_copilot.qt.transcript.parts.tail_renderer import RenderNow, TailWorker
+from tests.qt.transcript.transcript_support import Later
 
 
 def wait_for(condition, seconds: float = 10.0) -> None:
@@ -120,3 +122,77 @@ def test_stop_lets_the_thread_go_at_once_and_a_later_request_starts_it_again(qap
     worker.submit(owner, 0, "two", DEFAULT_THEME)
     wait_for(lambda: worker.rendered == 2)
     assert worker.take(owner).text == "two"
+
+
+def test_a_finished_chunk_is_rendered_on_the_worker_and_shown_in_a_document_of_its_own_at_the_next_update(qapp, monkeypatch):
+    threads: list[str] = []
+    render = tail_renderer.render_tail
+    monkeypatch.setattr(tail_renderer, "render_tail", lambda *args: (threads.append(threading.current_thread().name), render(*args))[1])
+    worker = TailWorker()
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=worker)
+    chunks, tail = live.update("A **bold** start.\n\nNext", 500)
+    assert chunks.documents == [] and tail.toPlainText() == "A **bold** start.\n\nNext"  # in the tail until its HTML is back
+    wait_for(lambda: worker.rendered == 2)  # the chunk, then the tail after it
+    chunks, tail = live.update("A **bold** start.\n\nNext words", 500)
+    assert [d.toPlainText() for d in chunks.documents] == ["A bold start."] and bold_fragments(chunks.documents[0]) == ["bold"]
+    assert tail.toPlainText() == "Next words"  # the tail's render (from the chunk's end) came with it
+    assert threads == ["markdown-tails"] * 2
+
+
+def test_a_chunk_render_of_text_since_replaced_is_not_shown(qapp):
+    tails = Later()
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=tails)
+    live.update("Old paragraph.\n\nx", 500)
+    tails.release()
+    chunks, tail = live.update("New paragraph!\n\nxy", 500)  # replaced (a retry), not extended
+    assert chunks.documents == [] and tail.toPlainText() == "New paragraph!\n\nxy"
+    tails.release()  # asked again, for the text as it is now
+    chunks, tail = live.update("New paragraph!\n\nxyz", 500)
+    assert [d.toPlainText() for d in chunks.documents] == ["New paragraph!"] and tail.toPlainText() == "xyz"
+
+
+def test_a_piece_that_ended_while_the_reply_streams_on_shows_as_it_was_until_its_render_is_back(qapp):
+    tails = Later()
+    text = "First *one*.\n\n```python\nx = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    live = LiveMarkdown(DEFAULT_THEME, tails=tails)  # never shown open: all of it is one chunk
+    assert live.close(text, 500) is None
+    chunks, tail = live.documents
+    assert chunks.documents == [] and tail.toPlainText() == text
+    tails.release()
+    stack = live.close(text, 500)
+    exact = markdown_document(text, 500, DEFAULT_THEME)
+    assert stack is chunks and [d.toPlainText() for d in stack.documents] == [exact.toPlainText()]
+    assert stack.documents[0].code == exact.code == [("python", "x = 1\n")]
+
+
+def test_finishing_renders_in_place_what_the_worker_has_not_given_back_and_drops_its_requests(qapp):
+    tails = Later()
+    text = "One paragraph.\n\nTwo **bold** words"
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=tails)
+    live.update(text, 500)
+    assert len(tails.asked) == 2  # the chunk and the tail
+    stack = live.finish(text, 500)
+    assert len(tails.asked) == 0
+    assert [d.toPlainText() for d in stack.documents] == [markdown_document(text, 500, DEFAULT_THEME).toPlainText()]
+    assert bold_fragments(stack.documents[-1]) == ["bold"]
+
+
+def test_a_piece_dropped_takes_its_chunk_request_with_it(qapp):
+    tails = Later()
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=tails)
+    live.update("A paragraph.\n\nmore", 500)
+    assert len(tails.asked) == 2
+    del live
+    assert len(tails.asked) == 0
+
+
+def test_a_live_piece_is_pending_while_part_of_it_shows_as_plain_text_and_settles_without_more_text(qapp):
+    tails = Later()
+    live = LiveMarkdown(DEFAULT_THEME, clock=lambda: 0.0, tails=tails)
+    text = "A *first* paragraph.\n\nThe **open** end"
+    live.update(text, 500)
+    assert live.pending
+    tails.release()
+    chunks, tail = live.update(text, 500)  # the stream paused: the same text again
+    assert not live.pending
+    assert [d.toPlainText() for d in chunks.documents] == ["A first paragraph."] and bold_fragments(tail) == ["open"]
