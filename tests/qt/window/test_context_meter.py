@@ -17,7 +17,7 @@ from desktop_copilot.core.profiles.stored import ModelOverride, facts_key
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.qt.common.theme import DARK_THEME, DEFAULT_THEME
 from desktop_copilot.qt.window.composer import Composer
-from desktop_copilot.qt.window.context_meter import level_of, short_tokens
+from desktop_copilot.qt.window.context_meter import STREAMING_MS, TYPING_MS, level_of, short_tokens
 from tests.qt.conftest import send_and_wait
 from tests.support.loopback import anthropic_text_reply, sse_response
 
@@ -204,3 +204,19 @@ def test_the_composer_stays_as_narrow_as_before(qtbot, make_window):
     assert meter.isVisible() and meter.geometry().right() <= composer.contentsRect().right()
     hint = composer.hint
     assert hint.isVisible() and hint.height() >= hint.heightForWidth(hint.width())  # wrapped, not cut
+
+
+def test_while_a_reply_streams_the_typing_is_measured_once_a_second(qtbot, loopback_env, make_window):
+    loopback_env.enqueue("/v1/messages", sse_response(anthropic_text_reply("Still writing."), delay=0.2))
+    window = make_window()
+    meter = meter_of(qtbot, window)
+    type_into(qtbot, window, "a")
+    assert meter._timer.interval() == TYPING_MS
+    qtbot.waitUntil(lambda: not meter._timer.isActive(), timeout=3000)
+    assert window.send("Hello")
+    qtbot.waitUntil(lambda: window.controller.busy, timeout=3000)
+    type_into(qtbot, window, "next question")
+    assert meter._timer.interval() == STREAMING_MS  # (each measure weighs the growing reply again)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10_000)
+    type_into(qtbot, window, "!")
+    qtbot.waitUntil(lambda: meter.breakdown.draft == estimate_tokens("next question!") + MESSAGE_OVERHEAD, timeout=3000)
