@@ -4,11 +4,16 @@ has been idle a moment after it."""
 from __future__ import annotations
 
 import gc
+import time
 
 from PySide6.QtCore import QObject, QTimer
 
 IDLE_COLLECT_MS = 3000
 """After a reply, the window waits this long without another before the one full collection."""
+MOST_FROZEN_S = 30.0
+"""Replies that follow each other closer than IDLE_COLLECT_MS (tool rounds, a run of quick questions) keep what they
+made frozen; past this long, the next reply's start lets it go and collects it first (cycles that became garbage while
+frozen would otherwise stay)."""
 
 
 class StreamingCollector(QObject):
@@ -21,14 +26,19 @@ class StreamingCollector(QObject):
     def __init__(self, parent: QObject) -> None:
         super().__init__(parent)
         self.frozen = False
+        self._frozen_at = 0.0
         self._idle = QTimer(self, singleShot=True, interval=IDLE_COLLECT_MS)
         self._idle.timeout.connect(self.collect)
 
     def busy_changed(self, busy: bool) -> None:
         if busy:
             self._idle.stop()
+            if self.frozen and time.monotonic() - self._frozen_at > MOST_FROZEN_S:
+                self.release()
+            gc.collect(1)  # the young garbage goes before it could be frozen
             gc.freeze()  # again if frozen: what the last reply left alive joins
-            self.frozen = True
+            if not self.frozen:
+                self.frozen, self._frozen_at = True, time.monotonic()
         elif self.frozen:
             self._idle.start()
 
