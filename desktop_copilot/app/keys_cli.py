@@ -62,9 +62,11 @@ def _known_name(raw: str) -> str | None:
 
 
 def _store():
+    from desktop_copilot.core.config.paths import AppPaths
     from desktop_copilot.core.keys.keyring_store import KeyringKeys
+    from desktop_copilot.core.keys.saved_names import SavedNames
 
-    return KeyringKeys()
+    return KeyringKeys(names=SavedNames(AppPaths.resolve().key_names_file))
 
 
 def _read_value(label: str) -> str:

@@ -11,6 +11,7 @@ from desktop_copilot.core.approval.grants import GrantStore
 from desktop_copilot.core.config.app_config import AppConfig, environment_overrides
 from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, standard_lookup
+from desktop_copilot.core.keys.saved_names import SavedNames
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.runtime import Runtime
 from desktop_copilot.core.keys.known_keys import KNOWN_KEYS
@@ -32,7 +33,7 @@ def build_runtime(*, check_keyring: bool = True, **overrides: Any) -> Runtime:
     paths = AppPaths.resolve().ensure()
     settings_file = SettingsFile(paths.settings_file)
     settings = settings_file.load()
-    key_store = KeyringKeys()
+    key_store = KeyringKeys(names=SavedNames(paths.key_names_file))
     runtime = Runtime(paths, effective_config(settings, **overrides), standard_lookup(key_store))
     runtime.settings, runtime.settings_file, runtime.key_store = settings, settings_file, key_store
     runtime.switched_off_tools = set(settings.disabled_tools)
@@ -129,7 +130,7 @@ def make_editable(runtime: Runtime) -> Runtime:
     """Gives a runtime built without `build_runtime` (tests, benchmarks) the key store and settings file
     the settings dialog edits; a runtime from `build_runtime` is returned as it is."""
     if runtime.key_store is None:
-        runtime.key_store = KeyringKeys()
+        runtime.key_store = KeyringKeys(names=SavedNames(runtime.paths.key_names_file))
         runtime.keys = standard_lookup(runtime.key_store)
     if runtime.settings is None:
         runtime.settings_file = runtime.settings_file or SettingsFile(runtime.paths.settings_file)

@@ -326,6 +326,8 @@ class Runtime:
 
         names = sorted({spec.key_name for spec in self.providers().values() if spec.key_name})
         self.key_presence = await in_keyring_thread(presence_in_child, names)  # a daemon thread: quitting never waits
+        if self.key_presence is not None and self.key_presence.status.usable and store.names is not None:
+            store.names.learn(self.key_presence.in_keyring, self.key_presence.asked)  # keys another program put there too
         return self.key_presence
 
     @property
@@ -344,12 +346,14 @@ class Runtime:
         """Where to read the keys `names`: while the keyring is not open in this process and the child process found
         none of them in it (each only in the environment, or nowhere), they are read without opening it (keyring,
         secretstorage and cryptography cost ~10 MB), as keys_present trusts the child; otherwise in the usual order.
-        With `environment_first`, a lookup the environment fully answers goes without the keyring too. Blocking reads:
+        With `environment_first`, a lookup the environment fully answers goes without the keyring too, and so does one
+        whose names the record of the keyring's names (core/keys/saved_names.py) says it does not hold. Blocking reads:
         on the keyring thread."""
         store, presence = self.key_store, self.key_presence
         if store is not None and not store.loaded and (
                 (self.environment_first and all(EnvironmentKeys().get(name) is not None for name in names)) or (
-                presence is not None and set(names) <= presence.asked and not set(names) & presence.in_keyring)):
+                presence is not None and set(names) <= presence.asked and not set(names) & presence.in_keyring) or (
+                store.names is not None and store.names.none_held(names))):
             return KeyLookup([source for source in self.keys.sources if source is not store])
         return self.keys
 

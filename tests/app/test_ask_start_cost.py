@@ -43,6 +43,19 @@ def test_keys_the_environment_holds_for_the_whole_run_need_no_keyring(loopback):
     assert loopback.requests[0].headers.get("authorization") == f"Bearer {KEY}"
 
 
+def test_keys_the_record_says_the_keyring_lacks_need_no_keyring(loopback):
+    from desktop_copilot.core.config.paths import AppPaths
+    from desktop_copilot.core.keys.saved_names import SavedNames
+
+    SavedNames(AppPaths.resolve().ensure().key_names_file).learn(set(), {"anthropic", "tavily"})  # as the window learnt
+    loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("Hi there."))))
+    env = dict(os.environ, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8")
+    env.pop("TAVILY_API_KEY", None)
+    probe, result = probed_ask("--provider", "anthropic", "hello", env=env)
+    assert probe == {"code": 0, "keyring": False}, result.stderr
+    assert result.stdout == "Hi there.\n"
+
+
 def test_without_the_key_in_the_environment_the_keyring_is_asked(loopback):
     env = dict(os.environ, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8",
                PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")

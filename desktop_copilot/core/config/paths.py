@@ -25,6 +25,11 @@ class AppPaths:
         return self.config_dir / "settings.json"
 
     @property
+    def key_names_file(self) -> Path:
+        """Which keys the keyring holds, by name (core/keys/saved_names.py)."""
+        return self.config_dir / "key_names.json"
+
+    @property
     def mcp_file(self) -> Path:
         """The MCP servers' configuration (core/mcp/config_file.py)."""
         return self.config_dir / "mcp.json"

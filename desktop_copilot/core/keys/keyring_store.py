@@ -17,6 +17,7 @@ from desktop_copilot.core.keys.keyring_backends import (
     describe_error,
     open_backend,
 )
+from desktop_copilot.core.keys.saved_names import SavedNames
 from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.keys.known_keys import key_label
 from desktop_copilot.core.words import label_text, tr
@@ -76,8 +77,11 @@ class KeyringKeys:
         *,
         service: str = SERVICE,
         session: SessionKeys | None = None,
+        names: SavedNames | None = None,
     ) -> None:
         self.service = service
+        self.names = names
+        """The record of which keys the keyring holds, kept true by each read and write here (None: none kept)."""
         self.session = session if session is not None else SessionKeys()
         self._given = backend
         self._backend: KeyringBackend | None = None
@@ -114,6 +118,7 @@ class KeyringKeys:
             self._mark_unusable(describe_error(exc))
             return None
         value = (value or "").strip()
+        self._note(name, bool(value))
         return FoundKey(Secret(value), "keyring") if value else None
 
     def set(self, name: str, value: str | Secret) -> SavedKey:
@@ -139,6 +144,7 @@ class KeyringKeys:
             raise KeyStoreError(tr("{backend} did not store the {key}: {failure}").format(backend=status.backend, key=label_text(label),
                                                                                      failure=failure))
         self.session.delete(name)
+        self._note(name, True)
         log.info("stored the %s key in %s", name, status.backend)
         return SavedKey(name, "keyring", tr("The {key} is stored in {backend}.").format(key=label_text(label), backend=status.backend))
 
@@ -151,6 +157,7 @@ class KeyringKeys:
         failure = None
         try:
             if backend.get_password(self.service, name) is None:
+                self._note(name, False)
                 return removed
             backend.delete_password(self.service, name)
         except Exception as exc:  # noqa: BLE001
@@ -158,8 +165,13 @@ class KeyringKeys:
         if failure is not None:
             raise KeyStoreError(tr("{backend} did not delete the {key}: {failure}").format(backend=self.status().backend,
                                                                                   key=label_text(key_label(name)), failure=failure))
+        self._note(name, False)
         log.info("deleted the %s key from the keyring", name)
         return True
+
+    def _note(self, name: str, in_keyring: bool) -> None:
+        if self.names is not None:
+            self.names.note(name, in_keyring)
 
     def _open(self) -> tuple[KeyringBackend | None, KeyringStatus]:
         try:
