@@ -6,13 +6,11 @@ whole."""
 from __future__ import annotations
 
 import threading
-import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from desktop_copilot.core.conversation.history import sendable_history
-from desktop_copilot.core.conversation.prefix import SeenMessages
+from desktop_copilot.core.conversation.history import sendable_history, starts_turn
+from desktop_copilot.core.conversation.prefix import ByConversation, SeenMessages
 from desktop_copilot.core.conversation.models import Compaction, Message, Role, ToolCallBlock
 
 KEEP_TURNS = 4
@@ -52,7 +50,7 @@ def _recent_turns_start(messages: list[Message], keep_turns: int) -> int | None:
     keep_turns = max(0, keep_turns)
     found, boundary = 0, len(messages)
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].role is Role.USER and (index == 0 or messages[index - 1].role is not Role.USER):
+        if starts_turn(messages, index):
             found += 1
             if found == keep_turns:
                 boundary = index
@@ -74,15 +72,7 @@ class _Copies:
 def _copies(messages: list[Message], boundary: int, limit: int) -> dict[int, Message]:
     """The trimmed copies of `messages[:boundary]`, by position: kept ones where the messages up to them are the same
     objects at the same revisions as at the last call, the rest made."""
-    first = messages[0]
-    key = (first.id, id(first))
-    kept = _kept.pop(key, None)
-    if kept is None or kept.limit != limit:
-        kept = _Copies(limit)
-        weakref.finalize(first, _kept.pop, key, None)  # the conversation closed: its copies go
-    _kept[key] = kept
-    while len(_kept) > HELD_CONVERSATIONS:
-        _kept.popitem(last=False)
+    kept = _kept.get(messages, lambda: _Copies(limit), lambda held: held.limit == limit)
     looked = messages[:boundary]
     same = kept.seen.update(looked)
     copies = {index: copy for index, copy in kept.copies.items() if index < same}
@@ -102,9 +92,7 @@ def _copies(messages: list[Message], boundary: int, limit: int) -> dict[int, Mes
     return copies
 
 
-HELD_CONVERSATIONS = 4
-"""Conversations whose copies are kept."""
-_kept: OrderedDict[tuple[str, int], _Copies] = OrderedDict()
+_kept: ByConversation[_Copies] = ByConversation()
 _lock = threading.Lock()
 
 

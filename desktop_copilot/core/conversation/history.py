@@ -52,7 +52,12 @@ def sendable_history(history: list[Message], compactions: Sequence[Compaction] =
 def turn_starts(messages: Sequence[Message]) -> list[int]:
     """Where each turn begins: a user message (or a run of them) followed by the replies and tool rounds that answer
     it. Tool results live on the call blocks of the reply, so a turn never ends between a call and its result."""
-    return [i for i, m in enumerate(messages) if m.role is Role.USER and (i == 0 or messages[i - 1].role is not Role.USER)]
+    return [index for index in range(len(messages)) if starts_turn(messages, index)]
+
+
+def starts_turn(messages: Sequence[Message], index: int) -> bool:
+    """Whether a turn begins at `index`: a user message after anything but another user message."""
+    return messages[index].role is Role.USER and (index == 0 or messages[index - 1].role is not Role.USER)
 
 
 def span(compaction: Compaction, position: Mapping[str, int]) -> tuple[int, int] | None:

@@ -5,10 +5,15 @@ a request at message 3,000 reads no message's revision; no message is kept alive
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 from desktop_copilot.core.conversation.changes import LOG
 from desktop_copilot.core.conversation.models import Message
+
+T = TypeVar("T")
 
 
 class SeenMessages:
@@ -38,6 +43,31 @@ class SeenMessages:
         LOG.watch(messages[same:])
         self._ids = ids
         return same
+
+
+class ByConversation(Generic[T]):
+    """What a cache keeps for each of the last `held` conversations, by the first message of the list it is given (its
+    id and object): dropped when that message is collected (the conversation closed) or others pushed it out."""
+
+    def __init__(self, held: int = 4) -> None:
+        self.held = held
+        self._kept: OrderedDict[tuple[str, int], T] = OrderedDict()
+
+    def get(self, messages: Sequence[Message], make: Callable[[], T], fits: Callable[[T], bool] = lambda _kept: True) -> T:
+        """The conversation's kept value, or `make()`'s when none is kept or the kept one does not `fit`."""
+        key = (messages[0].id, id(messages[0])) if messages else ("", 0)
+        kept = self._kept.pop(key, None)
+        if kept is None or not fits(kept):
+            kept = make()
+            if messages:
+                weakref.finalize(messages[0], self._kept.pop, key, None)
+        self._kept[key] = kept
+        while len(self._kept) > self.held:
+            self._kept.popitem(last=False)
+        return kept
+
+    def clear(self) -> None:
+        self._kept.clear()
 
 
 def common_prefix(old: Sequence, new: Sequence) -> int:

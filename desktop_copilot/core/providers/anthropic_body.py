@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import operator
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_copilot.core.conversation.models import Message
-from desktop_copilot.core.conversation.prefix import SeenMessages
+from desktop_copilot.core.conversation.prefix import ByConversation, SeenMessages
 from desktop_copilot.core.providers.anthropic_cache import PrefixSize, carries_breakpoint, place_breakpoints
 from desktop_copilot.core.providers.anthropic_wire import CallIds, message_content, request_params
 from desktop_copilot.core.providers.attachment_limits import AttachmentLimits, limits_for
@@ -101,7 +100,7 @@ class _Walk:
 
 
 _START = _State(0, 0, 0, None, ())
-_held: OrderedDict[tuple[str, int], _Kept] = OrderedDict()
+_held: ByConversation[_Kept] = ByConversation(HELD_CONVERSATIONS)
 _lock = threading.Lock()
 
 
@@ -109,7 +108,7 @@ def request_body(request: ProviderRequest) -> bytes:
     """The request as the JSON bytes `POST /v1/messages` takes: `build_params(request)` with `"stream": true`."""
     params = request_params(request)
     with _lock:
-        kept = _kept_for(request.messages, request.model)
+        kept = _held.get(request.messages, lambda: _Kept(request.model), lambda held: held.model == request.model)
         closed, tail, tokens, breakpoints = _turns(kept, request.messages, limits_for("anthropic", "anthropic", request.model))
         params["messages"] = tail
         place_breakpoints(params, earlier_tokens=tokens, earlier_breakpoints=breakpoints)
@@ -123,17 +122,6 @@ def forget() -> None:
     """Drops every kept request (tests, a benchmark's cold start)."""
     with _lock:
         _held.clear()
-
-
-def _kept_for(messages: list[Message], model: str) -> _Kept:
-    key = (messages[0].id, id(messages[0])) if messages else ("", 0)
-    kept = _held.pop(key, None)
-    if kept is None or kept.model != model:
-        kept = _Kept(model)
-    _held[key] = kept
-    while len(_held) > HELD_CONVERSATIONS:
-        _held.popitem(last=False)
-    return kept
 
 
 def _turns(kept: _Kept, messages: list[Message], limits: AttachmentLimits) -> tuple[list[str], list[dict[str, Any]], int, int]:
