@@ -14,9 +14,6 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "key_names.json"
-
-
 class SavedNames:
     """The record in one file (`path`): the names the keyring holds, and the names whose state is known (seen held or
     not held); a problem reading or writing it makes it unknown, never an error."""
