@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from desktop_copilot.core.conversation.models import DocumentBlock, ImageBlock, Message, TextFileBlock
+from desktop_copilot.core.conversation.prefix import PerMessage
 from desktop_copilot.core.providers.attachment_limits import (
     GIF,
     JPEG,
@@ -203,6 +204,11 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+_attachments_of = PerMessage(lambda message: message.attachments)
+"""Each message's attachments, looked at again only past a conversation's unchanged prefix (a send at message 3,000
+reads the new messages' blocks, not every message's)."""
+
+
 def check_sendable(history: Sequence[Message], new: Sequence[Attachment], limits: AttachmentLimits) -> None:
     """Raise AttachmentError, before anything is sent, when one of the `new` attachments does not fit the model
     (every reason, one a line) or when the attachments of the request (`history`, then `new`) come to more than the
@@ -211,7 +217,7 @@ def check_sendable(history: Sequence[Message], new: Sequence[Attachment], limits
     if reasons:
         raise AttachmentError("\n".join(reasons))
     if limits.request_bytes:
-        earlier = [block for message in history for block in message.attachments if not problem(block, limits)]
+        earlier = [block for blocks in _attachments_of.of(history) if blocks for block in blocks if not problem(block, limits)]
         total = sum(attachment_bytes(block) for block in [*earlier, *new])
         if total > limits.request_bytes:
             raise AttachmentError(

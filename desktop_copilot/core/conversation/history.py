@@ -4,13 +4,13 @@ partial reply (Continue)."""
 
 from __future__ import annotations
 
-import operator
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from desktop_copilot.core.conversation.models import Compaction, Message, Role, TextBlock
+from desktop_copilot.core.conversation.prefix import PerMessage
 
 REFUSAL = "refusal"
-_stop_reason = operator.attrgetter("stop_reason")
 CONTINUE_INSTRUCTION = (
     "Continue your previous reply exactly where it stopped, as if it had never been interrupted: do not repeat "
     "or summarise what you already wrote. If it stopped inside a code block, first reopen that code block with "
@@ -33,14 +33,22 @@ def is_refused(message: Message) -> bool:
     return message.role is Role.ASSISTANT and message.stop_reason == REFUSAL
 
 
+_refused = PerMessage(is_refused)
+"""Whether each message of a conversation is a refused reply, looked at again only past the unchanged prefix."""
+
+
 def sendable_history(history: list[Message], compactions: Sequence[Compaction] = ()) -> list[Message]:
     """`history` as a request sends it: each live compaction's messages replaced by one user message (its summary, or
     a note that they are left out); without each refused reply and the user turn(s) that led to it, as Anthropic asks
     after a refusal (the same prompt sent again would be refused again, or merged into the next user turn); and ending
     with a user turn. The conversation itself is not changed."""
+    refused = _refused.of(history)
     kept: list[Message] = []
-    for piece in _pieces(history, compactions):
-        kept += [piece] if isinstance(piece, Message) else _without_refusals(piece)
+    for start, piece in _pieces(history, compactions):
+        if isinstance(piece, Message):
+            kept.append(piece)
+        else:
+            kept += _without_refusals(piece) if True in refused[start:start + len(piece)] else piece
     if kept and kept[-1].role is Role.ASSISTANT and not kept[-1].tool_calls:
         if kept[-1].text.strip():  # a partial reply to continue
             kept.append(Message.user(CONTINUE_INSTRUCTION))
@@ -107,8 +115,24 @@ def _live(compactions: Sequence[Compaction], position: Mapping[str, int] | None)
     return live
 
 
+_STAND_INS_KEPT = 64
+_stand_ins: OrderedDict[tuple, Message] = OrderedDict()
+
+
 def stand_in(compaction: Compaction) -> Message:
-    """The user message a request sends in place of `compaction`'s messages."""
+    """The user message a request sends in place of `compaction`'s messages: the same object for the same compaction
+    (while it is among the last few used), so what caches request data by message (the Anthropic body, the trimmed
+    copies) resumes past it. Never to be changed: make a copy for that."""
+    key = (compaction.id, compaction.kind, compaction.messages, compaction.summary, compaction.created_at)
+    message = _stand_ins.get(key)
+    if message is None:
+        message = _stand_ins[key] = _make_stand_in(compaction)
+        while len(_stand_ins) > _STAND_INS_KEPT:
+            _stand_ins.popitem(last=False)
+    return message
+
+
+def _make_stand_in(compaction: Compaction) -> Message:
     if compaction.kind == "summary":
         text = SUMMARY_INTRO.format(count=compaction.messages, summary=compaction.summary.strip())
     else:
@@ -116,22 +140,21 @@ def stand_in(compaction: Compaction) -> Message:
     return Message(id=compaction.id, role=Role.USER, blocks=[TextBlock(text=text)], created_at=compaction.created_at)
 
 
-def _pieces(history: list[Message], compactions: Sequence[Compaction]) -> list[Message | list[Message]]:
-    """`history` cut at its compactions: a stand-in message for each, and the runs of messages between them."""
+def _pieces(history: list[Message], compactions: Sequence[Compaction]) -> list[tuple[int, Message | list[Message]]]:
+    """`history` cut at its compactions: a stand-in message for each, and the runs of messages between them, each with
+    where it starts in `history`."""
     if not compactions:
-        return [history]
-    pieces: list[Message | list[Message]] = []
+        return [(0, history)]
+    pieces: list[tuple[int, Message | list[Message]]] = []
     start = 0
     for first, last, compaction in compacted_ranges(history, compactions):
-        pieces += [history[start:first], stand_in(compaction)]
+        pieces += [(start, history[start:first]), (first, stand_in(compaction))]
         start = last + 1
-    pieces.append(history[start:])
+    pieces.append((start, history[start:]))
     return pieces
 
 
 def _without_refusals(history: list[Message]) -> list[Message]:
-    if REFUSAL not in map(_stop_reason, history):  # (in C: a request at message 3,000 walks the history several times)
-        return list(history)
     kept: list[Message] = []
     for message in history:
         if is_refused(message):

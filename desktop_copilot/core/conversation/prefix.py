@@ -5,6 +5,7 @@ a request at message 3,000 reads no message's revision; no message is kept alive
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -68,6 +69,30 @@ class ByConversation(Generic[T]):
 
     def clear(self) -> None:
         self._kept.clear()
+
+
+class PerMessage(Generic[T]):
+    """A value `derive`d from each message of a conversation's list, kept for each of the last `held` conversations and
+    derived again only for the messages after the unchanged prefix (SeenMessages): what lets a check that looks at every
+    message of a request (a refusal, an attachment) look at the new ones only. Safe to call from any thread."""
+
+    def __init__(self, derive: Callable[[Message], T], held: int = 4) -> None:
+        self._derive = derive
+        self._kept: ByConversation[tuple[SeenMessages, list[T]]] = ByConversation(held)
+        self._lock = threading.Lock()
+
+    def of(self, messages: Sequence[Message]) -> list[T]:
+        """`derive(message)` for each of `messages`, in order (a new list)."""
+        with self._lock:
+            seen, values = self._kept.get(messages, lambda: (SeenMessages(), []))
+            same = seen.update(messages)
+            del values[same:]
+            values += map(self._derive, messages[same:])
+            return list(values)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
 
 
 def common_prefix(old: Sequence, new: Sequence) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from desktop_copilot.core.conversation import events as ev
+from desktop_copilot.core.conversation.accumulate import accumulate
 from desktop_copilot.core.conversation.history import sendable_history
-from desktop_copilot.core.conversation.models import Message, MessageStatus, Role, TextBlock
+from desktop_copilot.core.conversation.models import Compaction, Message, MessageStatus, Role, TextBlock
 
 
 def reply(text: str, stop_reason: str = "end_turn") -> Message:
@@ -27,3 +29,25 @@ def test_a_refused_reply_and_the_user_turns_that_led_to_it_are_left_out():
 def test_a_refusal_at_the_start_leaves_nothing_before_the_next_prompt():
     later = Message.user("next")
     assert sendable_history([Message.user("bad"), reply("", "refusal"), later]) == [later]
+
+
+def test_a_reply_refused_after_it_was_first_sent_is_left_out_from_then_on():
+    first, prompt = Message.user("fine"), Message.user("bad question")
+    answer = Message.assistant()
+    history = [first, reply("fine answer"), prompt, answer]
+    assert sendable_history(history) == history[:3]  # the empty reply in the making is not sent
+    accumulate(answer, ev.Done(reason="refusal"))
+    history.append(Message.user("next"))
+    assert sendable_history(history) == [first, history[1], history[-1]]
+    history[3] = reply("answered after all")
+    assert sendable_history(history) == history
+
+
+def test_a_compaction_is_sent_as_the_same_stand_in_until_its_summary_changes():
+    history = [Message.user("a"), reply("b"), Message.user("c"), reply("d"), Message.user("e")]
+    compaction = Compaction(first_message_id=history[0].id, last_message_id=history[1].id, summary="A and B.", messages=2)
+    sent = sendable_history(history, [compaction])
+    assert sent[1:] == history[2:] and "A and B." in sent[0].text
+    assert sendable_history(history, [compaction])[0] is sent[0]
+    changed = compaction.model_copy(update={"summary": "A, then B."})
+    assert "A, then B." in sendable_history(history, [changed])[0].text

@@ -6,9 +6,12 @@ from __future__ import annotations
 import gc
 import weakref
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from desktop_copilot.core.conversation import changes
 from desktop_copilot.core.conversation.models import Message
-from desktop_copilot.core.conversation.prefix import SeenMessages, common_prefix
+from desktop_copilot.core.conversation.prefix import PerMessage, SeenMessages, common_prefix
 
 
 def test_the_same_objects_at_the_same_revisions_count_until_the_first_change():
@@ -75,3 +78,47 @@ def test_looking_back_further_than_the_log_keeps_starts_again(monkeypatch):
         other.touch()
     assert seen.update(messages) == 0
     assert seen.update(messages) == 6
+
+
+def test_per_message_values_follow_appends_changes_and_copies_and_derive_only_what_is_new():
+    derived: list[str] = []
+
+    def derive(message: Message) -> str:
+        derived.append(message.id)
+        return message.text
+
+    per_message = PerMessage(derive)
+    messages = [Message.user(f"m{n}") for n in range(6)]
+    assert per_message.of(messages) == [f"m{n}" for n in range(6)]
+    derived.clear()
+    messages.append(Message.user("m6"))
+    assert per_message.of(messages)[-1] == "m6"
+    assert derived == [messages[6].id]  # only the new message was looked at
+    messages[2].blocks[0].text = "changed"
+    messages[2].touch()
+    derived.clear()
+    assert per_message.of(messages)[2:4] == ["changed", "m3"]
+    assert derived == [message.id for message in messages[2:]]
+    messages[4] = Message.user("another")
+    assert per_message.of(messages) == [message.text for message in messages]
+    assert per_message.of(messages[:3]) == ["m0", "m1", "changed"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["append", "touch", "replace", "pop", "other"]), st.integers(0, 40)), max_size=30))
+def test_per_message_values_always_equal_deriving_afresh(steps):
+    per_message = PerMessage(lambda message: (message.text, message.revision))
+    conversations = [[Message.user("a0")], [Message.user("b0")]]
+    for step, number in steps:
+        messages = conversations[number % 2]
+        if step == "append":
+            messages.append(Message.user(f"n{number}"))
+        elif step == "touch":
+            target = messages[number % len(messages)]
+            target.blocks[0].text += "+"
+            target.touch()
+        elif step == "replace":
+            messages[number % len(messages)] = Message.user(f"r{number}")
+        elif step == "pop" and len(messages) > 1:
+            messages.pop()
+        assert per_message.of(messages) == [(message.text, message.revision) for message in messages]
