@@ -5,7 +5,6 @@ logged when it changes (`Message.touch`; a run of changes to one message is logg
 
 from __future__ import annotations
 
-import functools
 import threading
 import weakref
 from typing import Any
@@ -24,7 +23,8 @@ class ChangeLog:
         self._last = 0
         self._fresh = False
         """Whether the last id logged was logged after the last reading (then the same id again need not be)."""
-        self._watched: dict[int, weakref.ref] = {}
+        self._watched: dict[int, _Watch] = {}
+        self._on_gone = self._gone  # (one bound method for every watch)
         self._lock = threading.RLock()  # (a collection inside a logging call logs too)
 
     @property
@@ -51,16 +51,32 @@ class ChangeLog:
 
     def watch(self, objects: Any) -> None:
         """Log each of `objects` when it is collected (once watched, always: by one shared weak reference)."""
-        watched = self._watched
+        watched, on_gone = self._watched, self._on_gone
         for item in objects:
             ident = id(item)
             if ident not in watched:
-                watched[ident] = weakref.ref(item, functools.partial(self._gone, ident))
+                watched[ident] = _Watch(item, on_gone, ident)
 
-    def _gone(self, ident: int, _ref: weakref.ref) -> None:
+    def _gone(self, ref: _Watch) -> None:
+        ident = ref.ident
         self._watched.pop(ident, None)
         self._fresh = False  # (a new object may take the id and change at once: logged again)
         self.changed(ident)
+
+
+class _Watch(weakref.ref):
+    """A weak reference that knows the id its object had (one object a watched message, where a reference and a
+    partial holding the id were two)."""
+
+    __slots__ = ("ident",)
+
+    def __new__(cls, item: Any, callback: Any, ident: int) -> _Watch:
+        ref = super().__new__(cls, item, callback)
+        ref.ident = ident
+        return ref
+
+    def __init__(self, item: Any, callback: Any, ident: int) -> None:
+        super().__init__(item, callback)
 
 
 LOG = ChangeLog()
