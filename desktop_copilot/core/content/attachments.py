@@ -204,7 +204,7 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-_attachments_of = PerMessage(lambda message: message.attachments)
+_attachments_of = PerMessage(lambda message: tuple(message.attachments))  # (most are the one empty tuple)
 """Each message's attachments, looked at again only past a conversation's unchanged prefix (a send at message 3,000
 reads the new messages' blocks, not every message's)."""
 
@@ -217,7 +217,7 @@ def check_sendable(history: Sequence[Message], new: Sequence[Attachment], limits
     if reasons:
         raise AttachmentError("\n".join(reasons))
     if limits.request_bytes:
-        earlier = [block for blocks in _attachments_of.of(history) if blocks for block in blocks if not problem(block, limits)]
+        earlier = [block for blocks in _attachments_of.of(history) for block in blocks if not problem(block, limits)]
         total = sum(attachment_bytes(block) for block in [*earlier, *new])
         if total > limits.request_bytes:
             raise AttachmentError(
