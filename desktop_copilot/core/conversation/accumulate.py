@@ -102,7 +102,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.RawBlockEvent(index=i, data=data):
             _place(message, i, RawBlock(data=clean_json(data)))
         case ev.UsageUpdate(usage=usage):
-            message.usage = usage.model_copy()
+            message.usage = usage  # each event's own copy (the wires copy their running count into it); never changed
         case ev.Done(reason=reason, detail=detail):
             message.stop_reason = clean_text(reason)
             message.status = MessageStatus.COMPLETED

@@ -108,11 +108,11 @@ def test_block_beyond_the_end_is_appended_and_restart_replaces():
     assert message.blocks == [ToolCallBlock(id="t", name="n")]
 
 
-def test_usage_is_copied():
-    usage = Usage(input_tokens=5, output_tokens=7, cache_read_tokens=2)
-    message = fold(ev.UsageUpdate(usage=usage))
-    usage.output_tokens = 99
+def test_the_reply_takes_the_last_usage_update_and_leaves_the_earlier_ones_as_they_were():
+    first, last = Usage(input_tokens=5), Usage(input_tokens=5, output_tokens=7, cache_read_tokens=2)
+    message = fold(ev.UsageUpdate(usage=first), ev.UsageUpdate(usage=last))
     assert message.usage == Usage(input_tokens=5, output_tokens=7, cache_read_tokens=2)
+    assert first == Usage(input_tokens=5)  # (each event's usage is its own: the wires copy their running count into it)
 
 
 def test_done_completes_and_closes_open_thinking():

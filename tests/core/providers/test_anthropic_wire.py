@@ -233,3 +233,17 @@ def test_another_providers_reply_is_sent_as_its_text_and_tool_calls_only():
         {"type": "tool_use", "id": "call_0a1b", "name": "calc", "input": {"x": 1}},
     ]}
     assert turns[2]["content"][0]["tool_use_id"] == "call_0a1b"
+
+
+def test_each_usage_update_carries_its_own_usage_which_later_frames_leave_as_it_was():
+    """A reply keeps the usage object of its last update (accumulate does not copy it): the mapper's running count
+    must never be that object."""
+    events = feed_all(AnthropicEventMapper(), [
+        {"type": "message_start", "message": {"id": "m", "model": "claude", "usage": {"input_tokens": 10, "output_tokens": 1}}},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7}},
+        {"type": "message_stop"},
+    ])
+    updates = [event.usage for event in events if isinstance(event, ev.UsageUpdate)]
+    assert len(updates) >= 2 and len({id(usage) for usage in updates}) == len(updates)
+    assert (updates[0].input_tokens, updates[0].output_tokens) == (10, 1)
+    assert (updates[-1].input_tokens, updates[-1].output_tokens) == (10, 7)
