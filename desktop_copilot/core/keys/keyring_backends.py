@@ -109,7 +109,8 @@ def _viable_backends() -> list[tuple[float, KeyringBackend]]:
             continue
         try:
             priority = cls.priority
-        except Exception:  # noqa: BLE001 - not viable here, as keyring's `viable` says
+        except Exception as exc:  # noqa: BLE001 - not viable here, as keyring's `viable` says
+            log.debug("keyring backend %s is not viable: %s", cls.__name__, exc)
             continue
         try:
             ranked.append((priority, cls()))
@@ -129,11 +130,11 @@ def _load_plugins() -> None:
             initialize = entry.load()
             if callable(initialize):
                 initialize()
-        except Exception:  # noqa: BLE001 - as keyring: a broken plugin is logged, the others still load
+        except Exception:  # as keyring: a broken plugin is logged, the others still load
             log.exception("Error initializing plugin %s.", entry)
 
 
-def _entry_points(group: str):  # noqa: ANN202
+def _entry_points(group: str):
     """The entry points of `group`, found as keyring finds them: by its importlib.metadata (the backport before Python
     3.12), already imported with keyring; the standard library's would scan both its finder and the backport's."""
     from keyring.compat.py312 import metadata

@@ -49,7 +49,7 @@ def detect(tmp_path: Path, setup: str = "", **env: str | None) -> dict:
             environ.pop(key, None)
         else:
             environ[key] = value
-    done = subprocess.run([sys.executable, "-c", CHILD.format(setup=textwrap.dedent(setup))], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", CHILD.format(setup=textwrap.dedent(setup))], check=False, capture_output=True,
                           text=True, timeout=120, env=environ, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
@@ -100,7 +100,7 @@ def test_the_environment_variable_is_honoured(tmp_path):
 def test_a_bad_environment_variable_raises_as_keyring_does(tmp_path):
     environ = dict(os.environ, PYTHONPATH=str(ROOT), PYTHON_KEYRING_BACKEND="keyring.backends.nowhere.Keyring")
     code = "from desktop_copilot.core.keys.keyring_store import KeyringKeys; print(KeyringKeys().status().problem)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=environ)
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60, env=environ)
     assert done.returncode == 0, done.stderr
     assert "could not be loaded" in done.stdout and "nowhere" in done.stdout
 
