@@ -175,52 +175,7 @@ def test_a_third_party_plugin_still_loads_through_its_entry_point(tmp_path):
     assert no_foreign_backend(result), result["loaded"]
 
 
-def _entries(found) -> list[tuple[str, str, str]]:
-    return [(entry.name, entry.value, entry.group) for entry in found]
-
-
-def _dist(folder: Path, name: str, entry_points: str | None, metadata: bool = True) -> None:
-    info = folder / name
-    info.mkdir(parents=True)
-    if metadata:
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name.split('-')[0]}\nVersion: 1\n", encoding="utf-8")
-    if entry_points is not None:
-        (info / "entry_points.txt").write_text(entry_points, encoding="utf-8")
-
-
-@pytest.mark.parametrize("group", ["keyring.backends", "console_scripts"])
-def test_the_entry_point_scan_finds_what_importlib_metadata_finds_here(group):
-    from keyring.compat.py312 import metadata
-
-    from desktop_copilot.core.keys import keyring_backends
-
-    scanned = keyring_backends._scan_entry_points(group)
-    assert scanned is not None and _entries(scanned) == _entries(metadata.entry_points(group=group))
-    if group == "keyring.backends":
-        assert "keyring.backends.SecretService" in [entry.value for entry in scanned]
-
-
-def test_the_entry_point_scan_keeps_importlib_metadatas_order_and_shadowing(tmp_path, monkeypatch):
-    from keyring.compat.py312 import metadata
-
-    from desktop_copilot.core.keys import keyring_backends
-
-    first, second = tmp_path / "first", tmp_path / "second"
-    group = "[keyring.backends]\n"
-    _dist(first, "Fake.Shadowed-2.0.dist-info", "[console_scripts]\nx = y\n")  # hides the one below: same name
-    _dist(second, "fake_shadowed-1.0.dist-info", group + "hidden = fake_hidden\n")
-    _dist(first, "no_metadata-2.0.dist-info", group + "unused = fake_unused\n", metadata=False)  # one with metadata wins
-    _dist(second, "No_Metadata-1.0.dist-info", group + "chosen = fake_chosen\n")
-    _dist(second, "legacy.egg-info", group + "legacy = fake_legacy:init\n")
-    _dist(second, "other-1.0.dist-info", "[keyring.backends]\nb = fake_b\na = fake_a\n")
-    monkeypatch.setattr(sys, "path", [str(first), str(tmp_path / "missing"), str(second)])
-    scanned = keyring_backends._scan_entry_points("keyring.backends")
-    expected = _entries(metadata.entry_points(group="keyring.backends"))
-    assert scanned is not None and _entries(scanned) == expected
-    assert {value for _, value, _ in expected} == {"fake_chosen", "fake_legacy:init", "fake_b", "fake_a"}
-
-
-def test_a_zip_on_sys_path_is_left_to_importlib_metadata(tmp_path, monkeypatch):
+def test_keyrings_entry_points_in_a_zip_on_sys_path_are_found(tmp_path, monkeypatch):
     import zipfile
 
     from desktop_copilot.core.keys import keyring_backends
@@ -230,5 +185,5 @@ def test_a_zip_on_sys_path_is_left_to_importlib_metadata(tmp_path, monkeypatch):
         zipped.writestr("zipped_plugin-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: zipped-plugin\nVersion: 1\n")
         zipped.writestr("zipped_plugin-1.0.dist-info/entry_points.txt", "[keyring.backends]\nzipped = zipped_plugin\n")
     monkeypatch.setattr(sys, "path", [str(archive)])
-    assert keyring_backends._scan_entry_points("keyring.backends") is None
-    assert _entries(keyring_backends._entry_points("keyring.backends")) == [("zipped", "zipped_plugin", "keyring.backends")]
+    found = keyring_backends._entry_points("keyring.backends")
+    assert [(entry.name, entry.value, entry.group) for entry in found] == [("zipped", "zipped_plugin", "keyring.backends")]
