@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import codecs
+import io
 import json
 import os
 import signal
 import sys
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.config.app_config import MAX_TOKENS_ENV, AppConfig, model_output_cap, parse_max_tokens
@@ -133,6 +135,7 @@ class TerminalPrinter:
         self._unflushed: TextIO | None = None
         self._held: list[str] = []
         self._flush_soon = False
+        self._binary = {id(stream): _utf8_binary(stream) for stream in (out, err)}
 
     def __call__(self, event: ev.Event) -> None:
         kind = type(event)
@@ -188,9 +191,17 @@ class TerminalPrinter:
     def flush(self) -> None:
         """Write out what is held (FLUSH_DELAY after the first held delta, at once for other events)."""
         self._flush_soon = False
-        if self._unflushed is not None:
-            self._unflushed.write("".join(self._held))
-            self._unflushed.flush()
+        stream = self._unflushed
+        if stream is not None:
+            binary = self._binary.get(id(stream))
+            if binary is None:
+                stream.write("".join(self._held))
+                stream.flush()
+            else:  # the pieces encoded one by one: most are narrower than the whole (its widest character sets its width)
+                buffer, errors = binary
+                stream.flush()  # what was printed to the stream otherwise comes first
+                buffer.write(b"".join([piece.encode("utf-8", errors) for piece in self._held]))
+                buffer.flush()
             self._unflushed = None
             self._held.clear()
 
@@ -208,6 +219,21 @@ class TerminalPrinter:
                 self.flush()
                 return
             self._flush_soon = True
+
+
+def _utf8_binary(stream: TextIO) -> tuple[BinaryIO, str] | None:
+    """(the bytes buffer under `stream`, its encoding errors) when text written to it reaches that buffer as UTF-8
+    without newline translation: the process's own stdout and stderr in UTF-8 (Python makes them with newline="\n").
+    The printer then writes the encoded text there itself, the same bytes (UTF-8 has no state to carry between
+    pieces)."""
+    if stream is not sys.__stdout__ and stream is not sys.__stderr__:
+        return None
+    try:
+        if codecs.lookup(stream.encoding).name != "utf-8" or not isinstance(stream, io.TextIOWrapper):
+            return None
+        return stream.buffer, stream.errors or "strict"
+    except (AttributeError, LookupError, ValueError):
+        return None
 
 
 def run(args: argparse.Namespace) -> int:

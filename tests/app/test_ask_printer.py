@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from desktop_copilot.app.ask import FLUSH_DELAY, TerminalPrinter
 from desktop_copilot.core.conversation import events as ev
 from desktop_copilot.core.conversation.models import ToolCallStatus
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Terminal:
@@ -105,3 +113,40 @@ def test_json_lines_of_deltas_are_held_like_text_and_written_with_the_next_other
     assert held == ""
     assert [line.split('"type": ')[1].split(",")[0] for line in written.splitlines()] == ['"text_delta"', '"text_delta"', '"done"']
     assert len(terminal.writes("out")) == 1
+
+
+PRINTING = r"""
+import asyncio, sys
+from desktop_copilot.app.ask import TerminalPrinter
+from desktop_copilot.core.conversation import events as ev
+
+printer = TerminalPrinter(sys.stdout, sys.stderr, as_json=False, show_thinking=True)
+print("before ", end="")  # held by the text stream, not yet written
+
+async def stream():
+    for text in ("中文的句子，", "emoji 🌍 ", "plain ", "\udc80 "):
+        printer(ev.TextDelta(text=text))
+        await asyncio.sleep(0)
+    printer(ev.ThinkingStart())
+    printer(ev.ThinkingDelta(text="思考 🌍"))
+    printer(ev.ThinkingEnd())
+    printer(ev.TextDelta(text="after ✓"))
+    printer(ev.TextEnd())
+
+asyncio.run(stream())
+print("end", end="")
+"""
+
+
+@pytest.mark.parametrize("encoding", ["utf-8:surrogateescape", "UTF8:backslashreplace", "latin-1:backslashreplace"])
+def test_the_process_streams_get_the_bytes_their_text_layer_would_write(encoding):
+    """stdout and stderr in UTF-8 are written as bytes by the printer itself: the same bytes, in the same order with
+    what else was printed; in any other encoding the text layer writes them."""
+    environ = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING=encoding)
+    environ.pop("PYTHONUNBUFFERED", None)  # buffered, as in a user's shell: "before" waits in the text layer
+    done = subprocess.run([sys.executable, "-c", PRINTING], capture_output=True, timeout=60, env=environ, check=False)
+    assert done.returncode == 0, done.stderr
+    codec, errors = encoding.split(":")
+    expected = "before 中文的句子，emoji 🌍 plain \udc80 after ✓\nend"
+    assert done.stdout == expected.encode(codec, errors)
+    assert done.stderr == "[thinking] 思考 🌍\n".encode(codec, errors)

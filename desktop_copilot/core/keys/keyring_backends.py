@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -11,6 +13,8 @@ from desktop_copilot.core.words import N_, tr
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
+
+log = logging.getLogger(__name__)
 
 PROBE_ENTRY = "desktop-copilot-probe"
 WINDOWS_BACKEND = "keyring.backends.Windows.WinVaultKeyring"
@@ -42,11 +46,103 @@ class KeyringStatus:
         return tr("{backend}, not usable: {problem}").format(backend=self.backend, problem=self.problem)
 
 
-def default_backend() -> KeyringBackend:
-    """keyring's choice for this machine (PYTHON_KEYRING_BACKEND, keyringrc.cfg, else the best available)."""
-    import keyring
+_FOREIGN_BACKENDS = {"keyring.backends.macOS": "darwin", "keyring.backends.Windows": "win32"}
+"""keyring's own backend modules made for one system: not loaded elsewhere (on Linux the macOS one's import alone runs
+`ctypes.util.find_library` three times, which starts gcc and ld; neither could be viable off its system)."""
+_CHAINER_PRIORITY = 10
+"""keyring's chainer's priority when it has more than one backend to chain (keyring.backends.chainer)."""
+_detect_lock = threading.Lock()
+_detected: tuple[KeyringBackend, KeyringBackend] | None = None
+"""(what keyring.set_keyring was given, what default_backend returned) by the last detection here."""
 
-    return keyring.get_keyring()
+
+def default_backend() -> KeyringBackend:
+    """keyring's choice for this machine (PYTHON_KEYRING_BACKEND, keyringrc.cfg, else the best available), made as
+    keyring makes it but without loading the backends made for another system; where keyring would choose its
+    chainer, the chainer's first allowed backend (as `open_backend` would unwrap it), or keyring's fail backend
+    when it chains none allowed. keyring.set_keyring is given the choice, so the other users of keyring agree; a
+    backend already set there (keyring.set_keyring, or keyring's own detection done earlier) is kept."""
+    global _detected
+    import keyring
+    from keyring import core
+
+    with _detect_lock:
+        current = getattr(core, "_keyring_backend", None)
+        if current is not None:
+            return _detected[1] if _detected is not None and _detected[0] is current else current
+        for_keyring, chosen = _detect()
+        keyring.set_keyring(for_keyring)
+        _detected = for_keyring, chosen
+        return chosen
+
+
+def _detect() -> tuple[KeyringBackend, KeyringBackend]:
+    """(keyring's choice, the backend to use): keyring.core._detect_backend with no limit, and a chainer unwrapped."""
+    from keyring import core
+    from keyring.backends import chainer, fail
+
+    configured = core.load_env() or core.load_config()
+    if configured is not None:
+        return configured, configured  # a configured chainer is unwrapped by open_backend, as before
+    ranked = _viable_backends()
+    chained = [backend for priority, backend in ranked if priority > 0]
+    if len(chained) > 1 and ranked[0][0] <= _CHAINER_PRIORITY:  # keyring would choose its chainer
+        allowed = [backend for backend in chained if _refusal(backend) is None]
+        if allowed:
+            return allowed[0], allowed[0]
+        return chainer.ChainerBackend(), fail.Keyring()  # "no keyring", as _choose says of that chainer
+    best = ranked[0][1] if ranked else fail.Keyring()
+    return best, best
+
+
+def _viable_backends() -> list[tuple[float, KeyringBackend]]:
+    """keyring.backend.get_all_keyring's backends but the chainer, with their priorities, highest first: the
+    `keyring.backends` entry points loaded as keyring loads them (third-party plugins too) but for the other
+    systems' backends; each priority asked once (the Secret Service's opens a D-Bus connection)."""
+    from keyring import backend as keyring_backend
+    from keyring.backends import chainer
+
+    _load_plugins()
+    ranked = []
+    for cls in list(keyring_backend.KeyringBackend._classes):
+        if issubclass(cls, chainer.ChainerBackend):
+            continue
+        try:
+            priority = cls.priority
+        except Exception as exc:  # noqa: BLE001 - not viable here, as keyring's `viable` says
+            log.debug("keyring backend %s is not viable: %s", cls.__name__, exc)
+            continue
+        try:
+            ranked.append((priority, cls()))
+        except TypeError:  # as get_all_keyring: one that needs arguments is left out
+            continue
+    ranked.sort(key=lambda pair: pair[0], reverse=True)
+    return ranked
+
+
+def _load_plugins() -> None:
+    """keyring.backend._load_plugins without the backends made for another system."""
+    for entry in _entry_points("keyring.backends"):
+        system = _FOREIGN_BACKENDS.get(entry.module)
+        if system is not None and sys.platform != system:
+            continue
+        try:
+            initialize = entry.load()
+            if callable(initialize):
+                initialize()
+        except Exception:  # as keyring: a broken plugin is logged, the others still load
+            log.exception("Error initializing plugin %s.", entry)
+
+
+def _entry_points(group: str) -> list:
+    """The entry points of `group`, as keyring finds them (its importlib.metadata: the backport before Python 3.12),
+    by a scan of the distribution folders where sys.path holds only folders (core/entry_points.py)."""
+    from keyring.compat.py312 import metadata
+
+    from desktop_copilot.core.entry_points import scan
+
+    found = scan(group, metadata)
+    return found if found is not None else list(metadata.entry_points(group=group))
 
 
 def describe_error(exc: BaseException) -> str:

@@ -19,11 +19,13 @@ from desktop_copilot.core.storage.search_index import SearchIndex
 BLOCKS = TypeAdapter(list[Block])
 UPSERT = """INSERT INTO messages (id, conversation_id, seq, role, status, stop_reason, error, model, provider,
                                   usage, blocks, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)
             ON CONFLICT(id) DO UPDATE SET seq=excluded.seq, status=excluded.status,
                 stop_reason=excluded.stop_reason, error=excluded.error, model=excluded.model,
                 provider=excluded.provider, usage=excluded.usage, blocks=excluded.blocks,
                 updated_at=excluded.updated_at"""
+"""The blocks are bound as the UTF-8 JSON pydantic makes and cast to TEXT by SQLite (the database's encoding is UTF-8:
+the bytes are kept as they are): no str is made of a long reply's JSON only to be encoded back to UTF-8 by sqlite3."""
 PENDING = "INSERT OR IGNORE INTO search_pending (conversation_id, message_id) VALUES (?, ?)"
 UPSERT_HEADER = """INSERT INTO conversations (id, title, provider, model, system, assistant_id, thinking_budget, tools,
                                              temperature, top_p, created_at, updated_at, summarised_from)
@@ -41,7 +43,7 @@ class MessageRow:
     conversation_id: str
     message_id: str
     values: tuple
-    """UPSERT's parameters."""
+    """UPSERT's parameters (the blocks as UTF-8 JSON bytes)."""
     search_text: str | None
     """What to index when the message is finished; None while it is not."""
 
@@ -50,7 +52,7 @@ class MessageRow:
         message.settle()
         values = (message.id, conversation_id, seq, message.role.value, message.status.value, message.stop_reason,
                   message.error, message.model, message.provider, message.usage.model_dump_json(),
-                  BLOCKS.dump_json(message.blocks).decode(), message.created_at, now())
+                  BLOCKS.dump_json(message.blocks), message.created_at, now())
         return cls(conversation_id, message.id, values, searchable_text(message) if message.status.finished else None)
 
     @property

@@ -302,7 +302,7 @@ class Store:
             (conversation_id,),
         ).fetchall()
         stored = [(row[0], row[1], MessageSummary(*tuple(row)[1:])) for row in rows]
-        return [MessageSummary(item.message_id, item.values[3], item.values[4], len(item.values[10].encode()))
+        return [MessageSummary(item.message_id, item.values[3], item.values[4], len(item.values[10]))
                 if isinstance(item, MessageRow) else item for item in unwritten.in_order(conversation_id, stored)]
 
     def load_messages(self, message_ids: list[str]) -> list[Message]:

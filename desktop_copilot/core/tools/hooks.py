@@ -102,10 +102,15 @@ class LoggingHook(ToolHook):
 
 def plugin_hooks() -> list[ToolHook]:
     """Hooks installed packages offer through the entry-point group; one that fails to load is logged and skipped."""
-    from importlib.metadata import entry_points
+    from desktop_copilot.core.entry_points import scan
 
+    found = scan(ENTRY_POINT_GROUP)
+    if found is None:
+        from importlib.metadata import entry_points
+
+        found = entry_points(group=ENTRY_POINT_GROUP)
     hooks: list[ToolHook] = []
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    for entry in found:
         try:
             made = entry.load()()
         except Exception:

@@ -118,6 +118,7 @@ def test_a_full_disk_keeps_the_reply_readable_and_writes_it_once_there_is_room(s
     assert [m.id for m in loaded.messages] == [conversation.messages[0].id, reply.id]
     assert loaded.messages[1].text == LONG_REPLY and loaded.messages[1].status is MessageStatus.COMPLETED
     assert [s.id for s in store.message_index(conversation.id)] == [m.id for m in loaded.messages]
+    sizes_while_full = [s.size for s in store.message_index(conversation.id)]  # the reply's from its unwritten row
     assert store.load_messages([reply.id])[0].text == LONG_REPLY
     conversation.title = "renamed while full"
     store.save_conversation(conversation)  # small: fits in the pages the file has, or waits behind the reply
@@ -126,6 +127,7 @@ def test_a_full_disk_keeps_the_reply_readable_and_writes_it_once_there_is_room(s
     free_disk(store)
     assert store.retry_unwritten(10)
     assert store.health.problem is None and heard[-1] is None
+    assert [s.size for s in store.message_index(conversation.id)] == sizes_while_full  # now read from the file
     disk = on_disk(store.path)
     assert disk["integrity"] == "ok" and disk["titles"][conversation.id] == "renamed while full"
     assert last_line in disk["messages"][reply.id]

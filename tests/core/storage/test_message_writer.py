@@ -3,6 +3,7 @@ every later read or write of messages through the store sees the row, and reads 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 from desktop_copilot.core.conversation.models import Conversation, Message, MessageStatus, TextBlock
@@ -99,5 +100,33 @@ def test_close_writes_the_queued_rows(tmp_path):
     try:
         assert reopened.load_conversation(conversation.id).messages[0].text == "last words before closing"
         assert [hit.message_id for hit in reopened.search("closing")] == [message.id]
+    finally:
+        reopened.close()
+
+
+def test_blocks_are_stored_as_text_exactly_as_serialised(tmp_path):
+    text = "中文的句子，emoji 🌍, a \"quote\", a backslash \\ and a\nnewline " * 50
+    store = Store(tmp_path / "c.sqlite3")
+    try:
+        conversation = Conversation(title="t")
+        store.save_conversation(conversation)
+        message = reply(text, MessageStatus.COMPLETED)
+        store.save_message(conversation.id, 0, message, background=True)
+        store.save_message(conversation.id, 1, reply("on the caller's thread", MessageStatus.COMPLETED))
+        index = store.message_index(conversation.id)
+    finally:
+        store.close()
+    db = sqlite3.connect(tmp_path / "c.sqlite3")
+    try:
+        rows = db.execute("SELECT typeof(blocks), blocks, length(CAST(blocks AS BLOB)) FROM messages ORDER BY seq").fetchall()
+        assert [kind for kind, _, _ in rows] == ["text", "text"]
+        assert rows[0][1] == message_writer.BLOCKS.dump_json(message.blocks).decode()
+        assert db.execute("SELECT count(*) FROM messages WHERE blocks LIKE '%中文的句子%'").fetchone() == (1,)
+        assert [summary.size for summary in index] == [size for _, _, size in rows]
+    finally:
+        db.close()
+    reopened = Store(tmp_path / "c.sqlite3")
+    try:
+        assert [m.text for m in reopened.load_conversation(conversation.id).messages] == [text, "on the caller's thread"]
     finally:
         reopened.close()
