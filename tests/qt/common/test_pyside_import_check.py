@@ -35,3 +35,18 @@ def test_importing_a_module_afterwards_reads_no_source(qapp, tmp_path, monkeypat
 
     assert not any(name.endswith("fresh_module_for_the_check.py") for name in linecache.cache)
     assert sys.modules[FEATURE_MODULE].pyside_feature_dict.get("fresh_module_for_the_check") == 0  # seen as a PySide6 user
+
+
+def test_installing_it_forgets_the_source_files_read_so_far_and_keeps_lazy_entries(qapp, tmp_path):
+    read = tmp_path / "read_before_the_swap.py"
+    read.write_text("VALUE = 1\n")
+    assert linecache.getline(str(read), 1) == "VALUE = 1\n"  # as PySide6's check reads a module's source
+    loader = types.SimpleNamespace(get_source=lambda name: "MADE = 2\n")
+    assert linecache.lazycache(str(tmp_path / "made_by_a_loader.py"), {"__name__": "made_by_a_loader", "__loader__": loader})
+    lazy = {name: entry for name, entry in linecache.cache.items() if len(entry) == 1}
+    assert lazy
+    assert pyside_import_check.install()
+    assert str(read) not in linecache.cache
+    assert not any(len(entry) == 4 for entry in linecache.cache.values())
+    assert all(linecache.cache.get(name) == entry for name, entry in lazy.items())
+    assert linecache.getline(str(read), 1) == "VALUE = 1\n"  # read again when asked

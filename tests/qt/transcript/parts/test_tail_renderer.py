@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QTextCursor
 
 from desktop_copilot.qt.common.theme import DEFAULT_THEME
 from desktop_copilot.qt.transcript.parts import tail_renderer
@@ -196,3 +196,21 @@ def test_a_live_piece_is_pending_while_part_of_it_shows_as_plain_text_and_settle
     chunks, tail = live.update(text, 500)  # the stream paused: the same text again
     assert not live.pending
     assert [d.toPlainText() for d in chunks.documents] == ["A first paragraph."] and bold_fragments(tail) == ["open"]
+
+
+def test_text_appended_after_a_render_is_plain_not_in_the_format_of_the_render_s_last_character(qapp):
+    """A render ending in a bold run or a link: what streams in after it, until the next render, is plain text (bold CJK
+    text there loaded a font face of its own; text in the link's format was part of the link)."""
+    now = [0.0]
+    for rendered, more in (("Some **bold**", " 流式渲染 and more"), ("See [a link](https://example.com/x)", " then words")):
+        live = LiveMarkdown(DEFAULT_THEME, clock=lambda: now[0], tails=RenderNow())
+        live.update(rendered, 500)
+        _chunks, tail = live.update(rendered + more, 500)  # not due: appended as plain text after the render
+        assert tail.toPlainText().endswith(more)
+        shown = tail.toPlainText()
+        cursor = QTextCursor(tail)
+        for position in range(len(shown) - len(more) + 1, len(shown) + 1):  # the format of the character before it
+            cursor.setPosition(position)
+            form = cursor.charFormat()
+            assert form.fontWeight() < QFont.Weight.Bold and not form.isAnchor() and not form.anchorHref(), shown[position - 1]
+        assert bold_fragments(tail) == (["bold"] if "bold" in rendered else [])
