@@ -18,7 +18,8 @@ from tests.support.mcp_servers.http_fixture import DemoHttpServer
 
 WORDS = {
     "busy": "with an HTTP error",
-    "silent": "timed out after 2 s",
+    "silent": ("timed out after 2 s", "did not answer within 2 s"),  # (the call's deadline and the session's are both
+    # 2 s: under load either may end the call first, and either says so)
     "malformed": "could not be read",
     "truncated": "could not be read",
     "closed": "stopped during the call",
@@ -42,7 +43,8 @@ async def test_a_broken_call_is_an_error_in_words_and_the_next_call_works(fault,
         assert proxy.calls_seen >= 1
         assert finished.outcome == "completed"  # the model was told, and answered
         assert call.status is ToolCallStatus.ERROR and call.is_error, call.result
-        assert call.result.strip() and "web" in call.result and WORDS[fault] in call.result, call.result
+        words = WORDS[fault] if isinstance(WORDS[fault], tuple) else (WORDS[fault],)
+        assert call.result.strip() and "web" in call.result and any(w in call.result for w in words), call.result
         assert "Buy milk." not in call.result
         assert_valid_for_every_provider(stored)
 
