@@ -133,7 +133,7 @@ def accumulate(message: Message, event: ev.Event) -> Message:
         case ev.ToolApprovalChanged(tool_call_id=call_id, approval=approval):
             for block in message.tool_calls:
                 if block.id == call_id:
-                    block.approval = approval.model_copy()
+                    block.approval = approval  # the event's own snapshot (execution copies the pending one into it)
     message.touch()
     return message
 
