@@ -25,7 +25,20 @@ def now() -> float:
     return time.time()
 
 
-class _Block(BaseModel):
+class _Assigned(BaseModel):
+    """A model whose fields are set by plain assignment: the value goes into the instance's dict, as pydantic's own
+    `__setattr__` puts it there without validate_assignment, but the field's name is not also added to
+    `__pydantic_fields_set__`, a set that outgrows its inline table (~0.5 KB more) on most streamed replies and tool
+    calls: a day-long conversation holds thousands, and nothing here reads that set (no `exclude_unset`)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in type(self).__pydantic_fields__:
+            self.__dict__[name] = value
+        else:
+            super().__setattr__(name, value)
+
+
+class _Block(_Assigned):
     model_config = ConfigDict(validate_assignment=False, extra="forbid")
 
 
@@ -178,7 +191,7 @@ class Usage(BaseModel):
     """Output tokens spent on thinking, where the provider counts them apart (included in output_tokens)."""
 
 
-class Message(BaseModel):
+class Message(_Assigned):
     id: str = Field(default_factory=lambda: new_id("msg"))
     role: Role
     blocks: list[Block] = Field(default_factory=list)
