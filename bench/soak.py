@@ -167,7 +167,7 @@ async def run(args) -> list[dict]:
 
 CACHE_FULL_TURN = 200
 """By this turn the transcript's document cache (qt/transcript/parts/documents.CACHE_MB of laid-out documents, ~20 to
-~45 KB each for a short message, about one a turn) is full (at 4 MB, earlier)."""
+~45 KB each for a short message, about two a turn) is full (at 3 MB, by turn ~50)."""
 SUMMED = {"SQLite connections", "widgets", "QObjects under the window", "messages held", "event-loop timers"}
 """Kinds `leaks` reports as one "N more (a -> b)" item."""
 

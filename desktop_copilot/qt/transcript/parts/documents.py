@@ -33,10 +33,10 @@ FINGERPRINT_CHARS = 32
 """How many of the last characters of a live piece's text the next update checks (see LiveMarkdown._seen_end)."""
 RENDER_INTERVAL = 0.08
 """A streaming Markdown tail is re-rendered at most this often (seconds); plain text is appended in between."""
-CACHE_MB = 4
-"""Megabytes of laid-out documents the document cache holds at most (by `document_bytes`' estimate): ~100 to ~200
-documents, five screens of rows or more scrolled back and forth without rendering again; every megabyte more is a
-megabyte a long conversation's memory grows by before the cache is full."""
+CACHE_MB = 3
+"""Megabytes of laid-out documents the document cache holds at most (by `document_bytes`' estimate): ~100 short rows'
+documents, several screens scrolled back and forth without rendering again (a long reply's documents count by its
+length); every megabyte more is a megabyte a long conversation's memory grows by before the cache is full."""
 DOCUMENT_BYTES = 17_000
 STYLE_SHEET_BYTES = 23_000
 BLOCK_BYTES = 2_000
