@@ -49,6 +49,10 @@ class KeyringStatus:
 _FOREIGN_BACKENDS = {"keyring.backends.macOS": "darwin", "keyring.backends.Windows": "win32"}
 """keyring's own backend modules made for one system: not loaded elsewhere (on Linux the macOS one's import alone runs
 `ctypes.util.find_library` three times, which starts gcc and ld; neither could be viable off its system)."""
+_SESSION_BUS_BACKEND = "keyring.backends.SecretService"
+"""keyring's Secret Service backend reaches the service through jeepney, which finds the session bus only by
+DBUS_SESSION_BUS_ADDRESS: without it the backend is never viable, and it is not loaded (its import brings in
+secretstorage and cryptography, ~10-20 ms)."""
 _CHAINER_PRIORITY = 10
 """keyring's chainer's priority when it has more than one backend to chain (keyring.backends.chainer)."""
 _detect_lock = threading.Lock()
@@ -125,6 +129,8 @@ def _load_plugins() -> None:
     for entry in _entry_points("keyring.backends"):
         system = _FOREIGN_BACKENDS.get(entry.module)
         if system is not None and sys.platform != system:
+            continue
+        if entry.module == _SESSION_BUS_BACKEND and not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
             continue
         try:
             initialize = entry.load()

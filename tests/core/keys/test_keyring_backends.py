@@ -187,3 +187,11 @@ def test_keyrings_entry_points_in_a_zip_on_sys_path_are_found(tmp_path, monkeypa
     monkeypatch.setattr(sys, "path", [str(archive)])
     found = keyring_backends._entry_points("keyring.backends")
     assert [(entry.name, entry.value, entry.group) for entry in found] == [("zipped", "zipped_plugin", "keyring.backends")]
+
+
+def test_without_a_session_bus_the_secret_service_backend_is_not_loaded_and_the_refusal_is_keyrings(tmp_path):
+    result = detect(tmp_path, DBUS_SESSION_BUS_ADDRESS=None)
+    assert result["ours"] == "keyring.backends.fail.Keyring"
+    assert result["status"] == result["their_status"]  # keyring's own detection, which loads it, finds none either
+    assert "no system keyring was found" in result["status"][2]
+    assert "keyring.backends.SecretService" not in result["loaded"], result["loaded"]
