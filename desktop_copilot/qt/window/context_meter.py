@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TYPING_MS = 150
-STREAMING_MS = 1000
 """While the user types, the meter measures at most this often (the first change starts the wait, later ones join it)."""
+STREAMING_MS = 1000
+"""While the conversation shown streams a reply, the meter measures at most this often."""
 WARN_AT, FULL_AT = 0.7, 0.9
 BAR_SIZE = QSize(44, 4)
 LEVEL_COLOURS = {"normal": "muted", "warn": "meter_warn", "full": "meter_full"}
