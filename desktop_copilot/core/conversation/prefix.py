@@ -92,10 +92,6 @@ class PerMessage(Generic[T]):
             values += map(self._derive, messages[same:])
             return list(values)
 
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
 
 def common_prefix(old: Sequence, new: Sequence) -> int:
     """How many first items of the two lists are equal (slices compared in C, halving the range)."""
