@@ -28,7 +28,7 @@ class StreamingCollector(QObject):
         self.frozen = False
         self._frozen_at = 0.0
         self._idle = QTimer(self, singleShot=True, interval=IDLE_COLLECT_MS)
-        self._idle.timeout.connect(self.collect)
+        self._idle.timeout.connect(self.release)  # idle after a reply
 
     def busy_changed(self, busy: bool) -> None:
         if busy:
@@ -42,13 +42,10 @@ class StreamingCollector(QObject):
         elif self.frozen:
             self._idle.start()
 
-    def collect(self) -> None:
-        """Let the frozen objects go and collect them with the rest (idle, after a reply)."""
-        self.release()
-
     def release(self) -> None:
-        """Let the frozen objects go now (the window closes): collected here, on the GUI thread, where Qt objects in
-        cycles among them must die (not by a pass that happens to run on a worker thread later)."""
+        """Let the frozen objects go and collect them with the rest (idle after a reply, or the window closes): here, on
+        the GUI thread, where Qt objects in cycles among them must die (not by a pass that happens to run on a worker
+        thread later)."""
         self._idle.stop()
         if self.frozen:
             gc.unfreeze()
