@@ -452,8 +452,8 @@ class LiveMarkdown:
     def update(self, text: str, width: int, final: bool = False) -> Documents:
         """The documents showing `text` (the piece so far); `final`: the piece has ended (its end closes the last
         chunk, and no tail is asked for)."""
-        if len(text) < self._seen or not text.startswith(self._seen_end, self._seen - len(self._seen_end)):
-            self._restart()  # replaced, not extended
+        if self._replaced(text):
+            self._restart()
         self._seen, self._seen_end = len(text), text[-FINGERPRINT_CHARS:]
         self.chunks.setTextWidth(width)
         if self.tail.textWidth() != width:  # before any text goes in: laying text out 1 px wide costs several times more
@@ -500,6 +500,10 @@ class LiveMarkdown:
         self._tails.forget(self)
         return self.chunks
 
+    def _replaced(self, text: str) -> bool:
+        """Whether `text` replaced the text of the previous update rather than extended it."""
+        return len(text) < self._seen or not text.startswith(self._seen_end, self._seen - len(self._seen_end))
+
     def _restart(self) -> None:
         self._tails.forget(self)
         self.__init__(self.theme, self._clock, self._tails)  # its chunk asked for goes with the old state
@@ -508,7 +512,7 @@ class LiveMarkdown:
         """The piece's final documents: the chunks already rendered, plus one exact render of what
         follows them (here, unless the worker has it ready), so finishing costs the last chunk, not the whole piece."""
         self._tails.forget(self)
-        if len(text) < self._seen or not text.startswith(self._seen_end, self._seen - len(self._seen_end)):
+        if self._replaced(text):
             self._restart()
         chunk, self._chunk = self._chunk, None
         if chunk is not None:

@@ -96,7 +96,7 @@ class MarkdownText(PartPainter):
             part.pending = isinstance(live, LiveMarkdown) and live.pending  # shows more rendered without a delta
         else:
             key = ("md", part.message.id, part.index, segment.start, segment.end, segment.prefix)
-            if not part.message.status.finished and key not in env.documents and self._closing(part, env, text, width, key):
+            if not part.message.status.finished and key not in env.documents and self._closing(part, env, text, width, key, live_key):
                 code_blocks.lay_out(part, env, QPoint(0, 0))
                 return documents_height(part.documents)
             def build():
@@ -115,10 +115,9 @@ class MarkdownText(PartPainter):
         return documents_height(part.documents)
 
     @staticmethod
-    def _closing(part: Part, env: PaintEnv, text: str, width: int, key: tuple) -> bool:
+    def _closing(part: Part, env: PaintEnv, text: str, width: int, key: tuple, live_key: tuple) -> bool:
         """A piece that has ended while its reply streams on: True while the render of its last chunk is not back
         (the part shows the piece as it was, `pending`), else its complete stack goes to the cache (False)."""
-        live_key = (part.message.id, part.index, part.segment.start)
         live = env.live.get(live_key, lambda: LiveMarkdown(env.theme, tails=env.tails))
         if not isinstance(live, LiveMarkdown):
             return False
