@@ -64,6 +64,17 @@ def scan(group: str, metadata: ModuleType | None = None) -> list | None:
     return entries
 
 
+def entry_points(group: str, metadata: ModuleType | None = None) -> list:
+    """The entry points of `group`: `scan`'s, or `metadata.entry_points(group=…)`'s where the scan cannot tell
+    (`metadata`: importlib.metadata or its backport; the standard library's by default)."""
+    found = scan(group, metadata)
+    if found is not None:
+        return found
+    if metadata is None:
+        from importlib import metadata
+    return list(metadata.entry_points(group=group))
+
+
 def _normalized(name: str) -> str:
     """importlib.metadata's normalized distribution name (PEP 503, dashes as underscores)."""
     return re.sub(r"[-_.]+", "-", name).lower().replace("-", "_")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_copilot.core.entry_points import scan
+from desktop_copilot.core.entry_points import entry_points, scan
 
 
 def _entries(found) -> list[tuple[str, str, str]]:
@@ -62,5 +62,7 @@ def test_a_zip_on_sys_path_is_left_to_importlib_metadata(tmp_path, monkeypatch):
     archive = tmp_path / "plugins.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
         zipped.writestr("zipped_plugin-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: zipped-plugin\nVersion: 1\n")
+        zipped.writestr("zipped_plugin-1.0.dist-info/entry_points.txt", "[keyring.backends]\nzipped = zipped_backend\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(archive)])
     assert scan("keyring.backends") is None
+    assert [entry.value for entry in entry_points("keyring.backends")] == ["zipped_backend"]  # importlib.metadata's

@@ -145,10 +145,9 @@ def _entry_points(group: str) -> list:
     by a scan of the distribution folders where sys.path holds only folders (core/entry_points.py)."""
     from keyring.compat.py312 import metadata
 
-    from desktop_copilot.core.entry_points import scan
+    from desktop_copilot.core.entry_points import entry_points
 
-    found = scan(group, metadata)
-    return found if found is not None else list(metadata.entry_points(group=group))
+    return entry_points(group, metadata)
 
 
 def describe_error(exc: BaseException) -> str:

@@ -102,15 +102,10 @@ class LoggingHook(ToolHook):
 
 def plugin_hooks() -> list[ToolHook]:
     """Hooks installed packages offer through the entry-point group; one that fails to load is logged and skipped."""
-    from desktop_copilot.core.entry_points import scan
+    from desktop_copilot.core.entry_points import entry_points
 
-    found = scan(ENTRY_POINT_GROUP)
-    if found is None:
-        from importlib.metadata import entry_points
-
-        found = entry_points(group=ENTRY_POINT_GROUP)
     hooks: list[ToolHook] = []
-    for entry in found:
+    for entry in entry_points(ENTRY_POINT_GROUP):
         try:
             made = entry.load()()
         except Exception:
