@@ -77,8 +77,10 @@ class RunResources:
     provider_id: str
 
 
-def _look_up(keys: KeyLookup, names: list[str]) -> dict[str, FoundKey]:
-    """Runs on the keyring thread: each key asked for once."""
+def _look_up(runtime: Runtime, names: list[str]) -> dict[str, FoundKey]:
+    """Runs on the keyring thread: where to read them (`Runtime.lookup_for`, which may ask D-Bus), then each key asked
+    for once."""
+    keys = runtime.lookup_for(names)
     return {name: found for name in names if (found := keys.get(name)) is not None}
 
 
@@ -347,19 +349,19 @@ class Runtime:
         none of them in it (each only in the environment, or nowhere), they are read without opening it (keyring,
         secretstorage and cryptography cost ~10 MB), as keys_present trusts the child; otherwise in the usual order.
         With `environment_first`, a lookup the environment fully answers goes without the keyring too, and so does one
-        whose names the record of the keyring's names (core/keys/saved_names.py) says it does not hold. Blocking reads:
-        on the keyring thread."""
+        whose names the keyring is known not to hold without opening it (`KeyringKeys.holds_none`: the record of its
+        names, or the Secret Service searched directly). Blocking (D-Bus, and the reads): on the keyring thread."""
         store, presence = self.key_store, self.key_presence
         if store is not None and not store.loaded and (
                 (self.environment_first and all(EnvironmentKeys().get(name) is not None for name in names)) or (
-                presence is not None and set(names) <= presence.asked and not set(names) & presence.in_keyring) or (
-                store.names is not None and store.names.none_held(names))):
+                presence is not None and set(names) <= presence.asked and not set(names) & presence.in_keyring) or
+                store.holds_none(names)):
             return KeyLookup([source for source in self.keys.sources if source is not store])
         return self.keys
 
     async def find_keys(self, names: list[str]) -> dict[str, FoundKey]:
         """The keys found for `names`, read on the keyring thread (see lookup_for)."""
-        return await in_keyring_thread(_look_up, self.lookup_for(names), names)
+        return await in_keyring_thread(_look_up, self, names)
 
     async def keys_present(self, names: list[str]) -> dict[str, bool]:
         """Whether each key is set: from what the child process found while the keyring is not open in this process

@@ -1,6 +1,7 @@
 """What `ask` leaves for later to start and end sooner: the keyring stays closed when the environment holds every key
-the run asks for (a key only the keyring holds, the provider's or a tool's, still works), and the reply's search row is written by the next store that
-indexes (`history search` finds the reply)."""
+the run asks for, or when the keyring is known not to hold the others (a key only the keyring holds, the provider's or
+a tool's, still works), and the reply's search row is written by the next store that indexes (`history search` finds
+the reply)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ import pytest
 
 from tests.support.loopback import anthropic_sse, anthropic_text_reply, sse_response
 from tests.support.memory_keyring import use_memory_keyring
+from tests.support.ollama_support import text_reply as ollama_text_reply
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-start-cost-7311"
+SECRET_SERVICE = os.environ.get("DESKTOP_COPILOT_SECRET_SERVICE") == "1"
 
 _PROBE = """
 import sys
@@ -91,6 +94,46 @@ def test_a_tool_key_only_the_keyring_holds_is_still_offered(loopback, monkeypatc
     assert cli.main(["ask", "--provider", "anthropic", "hello"]) == 0
     assert capsys.readouterr().out == "Searched.\n"
     assert "tavily_search" in [tool["name"] for tool in json.loads(loopback.requests[0].body)["tools"]]
+
+
+def _offered(request) -> list[str]:
+    return sorted(tool["function"]["name"] for tool in request.json().get("tools", []))
+
+
+def test_without_a_session_bus_tool_keys_are_looked_up_without_the_keyring(loopback):
+    """keyring would find no keyring there (core/keys/secret_service_search.py): nothing to open for the tools' keys."""
+    loopback.enqueue("/api/chat", ollama_text_reply("Hi there."))
+    env = dict(os.environ, OLLAMA_HOST=loopback.url, PYTHONIOENCODING="utf-8")
+    env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+    probe, result = probed_ask("--provider", "ollama", "hello", env=env)
+    assert probe == {"code": 0, "keyring": False}, result.stderr
+    assert result.stdout == "Hi there.\n" and "tavily_search" not in _offered(loopback.requests[0])
+
+
+@pytest.mark.skipif(not SECRET_SERVICE, reason="needs a real Secret Service: run through tests/run.sh")
+def test_tool_keys_the_secret_service_lacks_are_looked_up_without_the_keyring(loopback):
+    loopback.enqueue("/api/chat", ollama_text_reply("Hi there."))
+    probe, result = probed_ask("--provider", "ollama", "hello", env=dict(os.environ, OLLAMA_HOST=loopback.url, PYTHONIOENCODING="utf-8"))
+    assert probe == {"code": 0, "keyring": False}, result.stderr
+    assert result.stdout == "Hi there.\n" and "tavily_search" not in _offered(loopback.requests[0])
+
+
+@pytest.mark.skipif(not SECRET_SERVICE, reason="needs a real Secret Service: run through tests/run.sh")
+def test_a_tool_key_the_secret_service_holds_is_read_from_the_keyring_and_offered(loopback):
+    from keyring.backends.SecretService import Keyring
+
+    from desktop_copilot.core.keys.keyring_store import SERVICE
+
+    backend = Keyring()
+    backend.set_password(SERVICE, "tavily", "tvly-in-the-secret-service")
+    try:
+        loopback.enqueue("/api/chat", ollama_text_reply("Searched."))
+        probe, result = probed_ask("--provider", "ollama", "hello",
+                                   env=dict(os.environ, OLLAMA_HOST=loopback.url, PYTHONIOENCODING="utf-8"))
+    finally:
+        backend.delete_password(SERVICE, "tavily")
+    assert probe == {"code": 0, "keyring": True}, result.stderr
+    assert result.stdout == "Searched.\n" and "tavily_search" in _offered(loopback.requests[0])
 
 
 def test_the_reply_is_found_by_history_search_after_ask_ends(loopback):

@@ -225,18 +225,11 @@ def _secret_service_provider() -> str | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        import secretstorage
-        from jeepney.bus_messages import message_bus
+        from jeepney.io.blocking import open_dbus_connection
 
-        with secretstorage.dbus_init() as connection:
-            reply = connection.send_and_get_reply(
-                message_bus.GetConnectionUnixProcessID("org.freedesktop.secrets"), timeout=2
-            )
-        pid = int(reply.body[0])
-        program = os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+        from desktop_copilot.core.keys.secret_service_search import service_program
+
+        with open_dbus_connection(bus="SESSION") as connection:
+            return service_program(connection)
     except Exception:  # noqa: BLE001 - only a nicer name is lost
         return None
-    for part, known in (("gnome-keyring", "gnome-keyring"), ("kwallet", "KWallet"), ("keepassxc", "KeePassXC")):
-        if part in program.lower():
-            return known
-    return program or None

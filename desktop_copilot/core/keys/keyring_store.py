@@ -18,6 +18,7 @@ from desktop_copilot.core.keys.keyring_backends import (
     open_backend,
 )
 from desktop_copilot.core.keys.saved_names import SavedNames
+from desktop_copilot.core.keys.secret_service_search import names_held
 from desktop_copilot.core.keys.secrets import EnvironmentKeys, FoundKey, KeyLookup, Secret
 from desktop_copilot.core.keys.known_keys import key_label
 from desktop_copilot.core.words import label_text, tr
@@ -100,6 +101,14 @@ class KeyringKeys:
         from desktop_copilot.core.keys import keyring_backends
 
         return self._given is None and default_backend is keyring_backends.default_backend
+
+    def holds_none(self, names: list[str]) -> bool:
+        """Whether the keyring is known to hold none of `names` without opening it: by the record of its names, or, for
+        the machine's keyring where keyring's choice can only be the Secret Service or no keyring, by searching the
+        Secret Service for them (core/keys/secret_service_search.py). Blocking (D-Bus): on the keyring thread."""
+        if self.names is not None and self.names.none_held(names):
+            return True
+        return self.system_default and names_held(self.service, names) == frozenset()
 
     def status(self, *, refresh: bool = False) -> KeyringStatus:
         """Resolves and probes the backend once (refresh=True checks again, e.g. after an unlock)."""
