@@ -136,6 +136,32 @@ def test_a_tool_key_the_secret_service_holds_is_read_from_the_keyring_and_offere
     assert result.stdout == "Searched.\n" and "tavily_search" in _offered(loopback.requests[0])
 
 
+UNUSED = ("keyring",)
+"""What a run that calls no tool and searches nothing leaves unloaded: the keyring (no key it lacks is held there); nor
+does it compile the search's CJK patterns (core/storage/search.py: an ASCII title needs none)."""
+
+
+def test_a_run_without_tools_or_search_leaves_what_it_does_not_use_unloaded(loopback):
+    loopback.enqueue("/api/chat", ollama_text_reply("Hi there."))
+    env = dict(os.environ, OLLAMA_HOST=loopback.url, PYTHONIOENCODING="utf-8")
+    env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+    probe = """
+import json, sys, runpy
+sys.argv = ["desktop_copilot", "ask", "--provider", "ollama", "hello"]
+try:
+    runpy.run_module("desktop_copilot", run_name="__main__")
+except SystemExit as exc:
+    from desktop_copilot.core.storage import search
+    print(json.dumps({"code": exc.code, "loaded": [name for name in %r if name in sys.modules],
+                      "search_patterns": search.cjk_char.cache_info().currsize + search._spaces_between_cjk.cache_info().currsize}),
+          file=sys.stderr)
+""" % (UNUSED,)
+    result = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True,
+                            encoding="utf-8", timeout=60)
+    assert json.loads(result.stderr.strip().splitlines()[-1]) == {"code": 0, "loaded": [], "search_patterns": 0}, result.stderr
+    assert result.stdout == "Hi there.\n"
+
+
 def test_the_reply_is_found_by_history_search_after_ask_ends(loopback):
     loopback.enqueue("/v1/messages", sse_response(anthropic_sse(anthropic_text_reply("The 量子 harmonica reply."))))
     env = dict(os.environ, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=loopback.url, PYTHONIOENCODING="utf-8")

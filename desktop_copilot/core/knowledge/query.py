@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from desktop_copilot.core.storage.search import _CJK_CHAR, segment
+from desktop_copilot.core.storage.search import cjk_char, segment
 
 RRF_K = 60
 """The usual constant of reciprocal-rank fusion (Cormack et al., 2009): a passage's score is Σ 1 / (RRF_K + rank)."""
@@ -27,7 +27,7 @@ def _cjk_runs_and_words(question: str) -> tuple[list[str], list[str]]:
     words: list[str] = []
     current = ""
     for token in _WORD.findall(segment(question)):
-        if _CJK_CHAR.fullmatch(token):
+        if cjk_char().fullmatch(token):
             current += token
             continue
         if current:
