@@ -388,9 +388,7 @@ class Runtime:
         checked, answer = self._knowledge_seen
         if not fresh and time.monotonic() - checked < KNOWLEDGE_RECHECK_S:
             return answer
-        from desktop_copilot.core.knowledge.library import FILE_NAME
-
-        answer = (self.paths.data_dir / FILE_NAME).exists() and self.knowledge_library().has_enabled_sources()
+        answer = self.paths.knowledge_database.exists() and self.knowledge_library().has_enabled_sources()
         self._knowledge_seen = (time.monotonic(), answer)
         return answer
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 APP_NAME = "DesktopCopilot"
 HOME_ENV = "DESKTOP_COPILOT_HOME"
+KNOWLEDGE_FILE = "knowledge.sqlite3"
+"""The knowledge sources' database in the data folder (core/knowledge/library.py)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,10 @@ class AppPaths:
     def key_names_file(self) -> Path:
         """Which keys the keyring holds, by name (core/keys/saved_names.py)."""
         return self.config_dir / "key_names.json"
+
+    @property
+    def knowledge_database(self) -> Path:
+        return self.data_dir / KNOWLEDGE_FILE
 
     @property
     def mcp_file(self) -> Path:

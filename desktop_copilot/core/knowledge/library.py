@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_copilot.core.config.paths import KNOWLEDGE_FILE as FILE_NAME
 from desktop_copilot.core.storage.search import segment
 from desktop_copilot.core.words import tr
 
-FILE_NAME = "knowledge.sqlite3"
 SCHEMA_VERSION = 1
 NAME_PATTERN = re.compile(r"^[^\s/\\][^/\\]{0,63}$")
 DEFAULT_MAX_FILE_MB = 20
