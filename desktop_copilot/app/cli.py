@@ -10,6 +10,7 @@ import logging
 import sys
 
 from desktop_copilot import __version__
+from desktop_copilot.app.httpx_cli import leave_httpx_cli_unloaded
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if all(arg == DEBUG_FLAG for arg in argv):  # the window: no command parser to build (it imports every command)
         return _open_window(argv)
+    leave_httpx_cli_unloaded()  # a command's process ends when it is done: the tool would load for nothing
     if program:
         gc.disable()  # until the commands' modules are in: see _settle_imports
     parser = build_parser()
