@@ -66,3 +66,27 @@ def test_a_zip_on_sys_path_is_left_to_importlib_metadata(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(archive)])
     assert scan("keyring.backends") is None
     assert [entry.value for entry in entry_points("keyring.backends")] == ["zipped_backend"]  # importlib.metadata's
+
+
+def test_the_groups_looked_up_for_one_sys_path_share_one_reading(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    import desktop_copilot.core.entry_points as module
+
+    _dist(tmp_path, "both-1.0.dist-info", "[keyring.backends]\nk = fake_k\n\n[desktop_copilot.tool_hooks]\nh = fake_h\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    opened: list[str] = []
+    real_open = open
+
+    def counting_open(file, *args, **kwargs):
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(module, "open", counting_open, raising=False)  # the scan's own reads of entry_points.txt
+    for group in ("keyring.backends", "desktop_copilot.tool_hooks"):
+        assert _entries(scan(group)) == _entries(importlib.metadata.entry_points(group=group))
+    assert len(opened) == 1
+    _dist(tmp_path / "more", "later-1.0.dist-info", "[keyring.backends]\nl = fake_l\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "more")])  # another sys.path is read afresh
+    assert [entry.value for entry in scan("keyring.backends")] == ["fake_k", "fake_l"]
+    assert len(opened) == 3
