@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, Field
 
-from desktop_copilot.core.keys.key_check import CHECK_TIMEOUT, KeyCheck
 from desktop_copilot.core.keys.secrets import Secret
 from desktop_copilot.core.tools.base import PydanticTool, Risk, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    from desktop_copilot.core.keys.key_check import KeyCheck
 
 DEFAULT_TAVILY_BASE_URL = "https://api.tavily.com"
 MAX_RESULTS = 5
@@ -72,6 +74,8 @@ class TavilySearch(PydanticTool):
 async def check_tavily_key(secret: Secret, base_url: str | None) -> KeyCheck:
     """`GET /usage`: proves the key without spending a search credit."""
     import httpx
+
+    from desktop_copilot.core.keys.key_check import CHECK_TIMEOUT, KeyCheck  # a dataclass (~1 ms to make): loaded when a key is tested
 
     url = f"{(base_url or DEFAULT_TAVILY_BASE_URL).rstrip('/')}/usage"
     try:

@@ -7,7 +7,8 @@ import pytest
 
 from desktop_copilot import __version__
 from desktop_copilot.core.tools.base import Risk, ToolArgumentsError, ToolContext, ToolError
-from desktop_copilot.core.tools.web_fetch import TagStripper, WebFetch
+from desktop_copilot.core.tools.html_text import TagStripper
+from desktop_copilot.core.tools.web_fetch import WebFetch
 from tests.support.loopback import ScriptedResponse
 
 ARTICLE = """<!doctype html>
