@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 from desktop_copilot.core.config.app_config import DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS
-from desktop_copilot.core.usage.pricing import ModelPrice
+from desktop_copilot.core.usage.rates import ModelPrice
 from desktop_copilot.core.providers.deadlines import StreamDeadlines
 from desktop_copilot.core.profiles.profile import ToolProtocol
 from desktop_copilot.core.profiles.stored import ModelOverride, ReportedFacts, valid_entries, valid_learned

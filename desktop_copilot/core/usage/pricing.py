@@ -8,45 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from desktop_copilot.core.conversation.models import Message, Usage
 from desktop_copilot.core.provider_table import PROVIDERS, spec_of
+from desktop_copilot.core.usage.rates import ModelPrice, Rates
 
 PRICES_TAKEN = "2026-02"
 """When the shipped prices were taken from the vendors' price pages (standard tier, pay as you go)."""
 LOCAL_PROVIDERS = frozenset(spec.id for spec in PROVIDERS.values() if spec.local)
 """Providers that run on the user's machine (the provider table): their replies cost nothing."""
 PER_TOKENS = 1_000_000
-
-
-class Rates(BaseModel):
-    """USD per million tokens. A cache price left out is charged as fresh input."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    input: float = Field(ge=0, allow_inf_nan=False)
-    output: float = Field(ge=0, allow_inf_nan=False)
-    cache_read: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    cache_write: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-
-    @property
-    def read_rate(self) -> float:
-        return self.input if self.cache_read is None else self.cache_read
-
-    @property
-    def write_rate(self) -> float:
-        return self.input if self.cache_write is None else self.cache_write
-
-
-class ModelPrice(Rates):
-    """A model's price; `long_prompt` applies instead to a request whose prompt is over `long_prompt_from` tokens."""
-
-    long_prompt: Rates | None = None
-    long_prompt_from: int = Field(default=200_000, ge=1)
-
-    def rates_for(self, prompt_tokens: int) -> Rates:
-        return self.long_prompt if self.long_prompt is not None and prompt_tokens > self.long_prompt_from else self
 
 
 def _p(input_: float, output: float, cache_read: float | None = None, cache_write: float | None = None,
