@@ -137,11 +137,11 @@ def test_a_tool_key_the_secret_service_holds_is_read_from_the_keyring_and_offere
 
 
 UNUSED = ("keyring", "rich", "click", "desktop_copilot.core.knowledge.library", "html.parser",
-          "desktop_copilot.core.keys.key_check", "desktop_copilot.core.usage.pricing")
+          "desktop_copilot.core.keys.key_check", "desktop_copilot.core.usage.pricing", "difflib")
 """What a run that calls no tool and searches nothing leaves unloaded: the keyring (no key it lacks is held there),
 httpx's command-line tool (app/httpx_cli.py), the knowledge library (no knowledge database), web_fetch's tag stripper
-(no page read), the key check (no key tested), the shipped price table (no cost shown); nor does it compile the search's
-CJK patterns (core/storage/search.py: an ASCII title needs none)."""
+(no page read), the key check (no key tested), the shipped price table (no cost shown), difflib (no file change shown);
+nor does it compile the search's CJK patterns (core/storage/search.py: an ASCII title needs none)."""
 
 
 def test_a_run_without_tools_or_search_leaves_what_it_does_not_use_unloaded(loopback):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 import fnmatch
 import os
 import re
@@ -158,6 +157,8 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 def unified_diff(name: str, before: str | None, after: str) -> str:
     """A unified diff from `before` (None: a new file) to `after`, cut with a note past MAX_DIFF_CHARS."""
+    import difflib  # ~1 ms: loaded when a file change is shown, not with the tools
+
     lines = difflib.unified_diff(
         (before or "").splitlines(keepends=True), after.splitlines(keepends=True),
         fromfile="/dev/null" if before is None else f"a/{name}", tofile=f"b/{name}",
