@@ -141,7 +141,8 @@ UNUSED = ("keyring", "rich", "click", "desktop_copilot.core.knowledge.library", 
 """What a run that calls no tool and searches nothing leaves unloaded: the keyring (no key it lacks is held there),
 httpx's command-line tool (app/httpx_cli.py), the knowledge library (no knowledge database), web_fetch's tag stripper
 (no page read), the key check (no key tested), the shipped price table (no cost shown), difflib (no file change shown);
-nor does it compile the search's CJK patterns (core/storage/search.py: an ASCII title needs none)."""
+nor does it compile the search's CJK patterns (core/storage/search.py: an ASCII title needs none) or the tokenizer's
+(pydantic reads the models' list factories' signatures: core/empty_lists.py)."""
 
 
 def test_a_run_without_tools_or_search_leaves_what_it_does_not_use_unloaded(loopback):
@@ -154,14 +155,16 @@ sys.argv = ["desktop_copilot", "ask", "--provider", "ollama", "hello"]
 try:
     runpy.run_module("desktop_copilot", run_name="__main__")
 except SystemExit as exc:
+    import tokenize
     from desktop_copilot.core.storage import search
     print(json.dumps({"code": exc.code, "loaded": [name for name in %r if name in sys.modules],
-                      "search_patterns": search.cjk_char.cache_info().currsize + search._spaces_between_cjk.cache_info().currsize}),
-          file=sys.stderr)
+                      "search_patterns": search.cjk_char.cache_info().currsize + search._spaces_between_cjk.cache_info().currsize,
+                      "tokenizer_patterns": tokenize._compile.cache_info().currsize}), file=sys.stderr)
 """ % (UNUSED,)
     result = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True,
                             encoding="utf-8", timeout=60)
-    assert json.loads(result.stderr.strip().splitlines()[-1]) == {"code": 0, "loaded": [], "search_patterns": 0}, result.stderr
+    assert json.loads(result.stderr.strip().splitlines()[-1]) == {"code": 0, "loaded": [], "search_patterns": 0,
+                                                                  "tokenizer_patterns": 0}, result.stderr
     assert result.stdout == "Hi there.\n"
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from desktop_copilot.core.config.atomic_file import move_aside, write_atomically
 from desktop_copilot.core.config.app_config import DEFAULT_MAX_TOKENS, DEFAULT_TOOL_RESULT_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_THINKING_BUDGET
 from desktop_copilot.core.config.app_config import DEFAULT_COMPACT_AT, DEFAULT_KEEP_TURNS
+from desktop_copilot.core.empty_lists import new_list
 from desktop_copilot.core.usage.rates import ModelPrice
 from desktop_copilot.core.providers.deadlines import StreamDeadlines
 from desktop_copilot.core.profiles.profile import ToolProtocol
@@ -33,7 +34,7 @@ class ModelsCache(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    model_ids: list[str] = Field(default_factory=list)
+    model_ids: list[str] = Field(default_factory=new_list)
     fetched_at: datetime
 
 
@@ -93,7 +94,7 @@ class Settings(BaseModel):
     """Tools off until switched on (`Tool.enabled_by_default` False: the shell) that the user switched on."""
     window_geometry: str | None = None
     """Qt's saveGeometry() as base64."""
-    window_splitter_sizes: list[int] = Field(default_factory=list)
+    window_splitter_sizes: list[int] = Field(default_factory=new_list)
     """The widths of the conversation list and the transcript when the window last closed; empty: the default."""
     sidebar_visible: bool = True
     """Whether the conversation list was shown (View ▸ Show conversation list, Ctrl+B)."""
@@ -105,7 +106,7 @@ class Settings(BaseModel):
     """Providers left out of the model picker."""
     base_urls: dict[str, str] = Field(default_factory=dict)
     """Provider id -> another endpoint than the public one (the environment's <ID>_BASE_URL still wins)."""
-    custom_providers: list[CustomProvider] = Field(default_factory=list)
+    custom_providers: list[CustomProvider] = Field(default_factory=new_list)
     provider_models: dict[str, ModelsCache] = Field(default_factory=dict)
     """Provider id -> the model ids it listed, and when."""
     workspace_folder: str | None = None
@@ -125,7 +126,7 @@ class Settings(BaseModel):
     """The interface language: "auto" (the system locale), "en" or "zh_CN"; read at start-up (desktop_copilot/i18n)."""
     theme: str = "auto"
     """Light or dark: "auto" (the system's colour scheme), "light" or "dark"; applied live (qt/common/theme_switch.py)."""
-    side_by_side_models: list[str] = Field(default_factory=list)
+    side_by_side_models: list[str] = Field(default_factory=new_list)
     """"provider/model" of each model last asked at once (Ask several models), offered ticked the next time."""
     desktop_notifications: bool = True
     """Whether a reply finishing or waiting for approval in a conversation not on screen shows a desktop notification."""

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 from desktop_copilot.core.conversation.changes import LOG
 from desktop_copilot.core.conversation.generation import Temperature, TopP
 from desktop_copilot.core.conversation.statuses import MessageStatus, Role, ToolCallStatus  # defined without pydantic; imported from here too
+from desktop_copilot.core.empty_lists import new_list
 
 
 
@@ -45,7 +46,7 @@ class _Block(_Assigned):
 class TextBlock(_Block):
     type: Literal["text"] = "text"
     text: str = ""
-    citations: list[dict[str, Any]] = Field(default_factory=list)
+    citations: list[dict[str, Any]] = Field(default_factory=new_list)
     """The sources the provider cited for this text, each exactly as the wire gave it (Anthropic:
     `web_search_result_location` with url/title/cited_text, `char_location`, `page_location`, …)."""
 
@@ -106,7 +107,7 @@ class ToolCallBlock(_Block):
     """The tool's own name, as the user knows it ("" when it is `name`): an MCP tool's name without its
     `mcp__server__` prefix, which may have been cut or hashed to fit the provider's rules."""
     approval: ToolApproval | None = None
-    result_parts: list[dict[str, Any]] = Field(default_factory=list)
+    result_parts: list[dict[str, Any]] = Field(default_factory=new_list)
     """Images, resource links and structured content beside the text result (core.tools.base.ToolResult.parts)."""
     model_result: str | None = None
     """The result as sent to the model when it differs from `result` (cut to the size cap); `result` keeps the whole."""
@@ -194,7 +195,7 @@ class Usage(BaseModel):
 class Message(_Assigned):
     id: str = Field(default_factory=lambda: new_id("msg"))
     role: Role
-    blocks: list[Block] = Field(default_factory=list)
+    blocks: list[Block] = Field(default_factory=new_list)
     status: MessageStatus = MessageStatus.COMPLETED
     stop_reason: str | None = None
     error: str | None = None
@@ -291,7 +292,7 @@ class Compaction(BaseModel):
     created_at: float = Field(default_factory=now)
     undone: bool = False
     """The user undid it: requests send the messages whole again."""
-    replaces: list[str] = Field(default_factory=list)
+    replaces: list[str] = Field(default_factory=new_list)
     """The ids of the compactions this one took over: their summaries went into its own, and its range covers theirs.
     They are kept, and apply again if this one is undone (core.conversation.history.live_compactions)."""
 
@@ -315,8 +316,8 @@ class Conversation(BaseModel):
     """Nucleus sampling, more than 0 and at most 1 (None: the model's default)."""
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
-    messages: list[Message] = Field(default_factory=list)
-    compactions: list[Compaction] = Field(default_factory=list)
+    messages: list[Message] = Field(default_factory=new_list)
+    compactions: list[Compaction] = Field(default_factory=new_list)
     """What requests send in place of older messages (oldest first; core/context/)."""
     summarised_from: str | None = None
     """The conversation this one was started from as a summary ("New chat from a summary")."""

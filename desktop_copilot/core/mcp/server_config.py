@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from desktop_copilot.core.empty_lists import new_list
 from desktop_copilot.core.words import tr
 
 SECRET_REF = re.compile(r"^\$\{keyring:(?P<name>[^}]+)\}$")
@@ -37,7 +38,7 @@ class McpServerConfig(BaseModel):
     name: str = Field(default="", exclude=True)
     """The key under "mcpServers" (not stored inside the entry)."""
     command: str | None = None
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=new_list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
