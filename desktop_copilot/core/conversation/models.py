@@ -30,13 +30,38 @@ class _Assigned(BaseModel):
     """A model whose fields are set by plain assignment: the value goes into the instance's dict, as pydantic's own
     `__setattr__` puts it there without validate_assignment, but the field's name is not also added to
     `__pydantic_fields_set__`, a set that outgrows its inline table (~0.5 KB more) on most streamed replies and tool
-    calls: a day-long conversation holds thousands, and nothing here reads that set (no `exclude_unset`)."""
+    calls: a day-long conversation holds thousands, and nothing here reads that set (no `exclude_unset`).
+
+    Since nothing adds to that set after construction, the instances made with the same fields given share one
+    (`_shared_fields_set`): a set is 216 bytes, and a tool turn makes ten of these models (messages, blocks, usage,
+    approval) that live as long as the conversation. What it holds stays what pydantic recorded; a copy
+    (`model_copy`, `update=` included) gets a set of its own, as pydantic makes it."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in type(self).__pydantic_fields__:
             self.__dict__[name] = value
         else:
             super().__setattr__(name, value)
+
+    def model_post_init(self, context: Any, /) -> None:
+        object.__setattr__(self, "__pydantic_fields_set__", _shared_fields_set(self.__pydantic_fields_set__))
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+"""The one `__pydantic_fields_set__` per distinct set of names given at construction (a few dozen in practice)."""
+FIELDS_SETS_LIMIT = 512
+"""Past this many distinct sets, an instance keeps its own (the table never grows without bound)."""
+
+
+def _shared_fields_set(given: set[str]) -> set[str]:
+    """The shared set equal to `given` (`given` itself the first time such a set is seen)."""
+    key = frozenset(given)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None:
+        if len(_FIELDS_SETS) >= FIELDS_SETS_LIMIT:
+            return given
+        shared = _FIELDS_SETS[key] = given
+    return shared
 
 
 class _Block(_Assigned):
@@ -64,7 +89,7 @@ class RedactedThinkingBlock(_Block):
     data: str
 
 
-class ToolApproval(BaseModel):
+class ToolApproval(_Assigned):
     """How a call was cleared to run, or why not: what the approval card shows and the history keeps."""
 
     risk: str = ""
@@ -183,7 +208,7 @@ Block = Annotated[
 ]
 
 
-class Usage(BaseModel):
+class Usage(_Assigned):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
