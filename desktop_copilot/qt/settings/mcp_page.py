@@ -15,11 +15,11 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMessageBox, QPushButton
 from desktop_copilot.core.mcp.config_file import ImportReport, McpConfigError, McpConfigFile
 from desktop_copilot.core.mcp.server_config import McpServerConfig
 from desktop_copilot.qt.bridge.background import BackgroundTasks, off_gui_thread
+from desktop_copilot.qt.common.change_relay import ChangeRelay
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.settings.keys_page import cancel_when_destroyed
 from desktop_copilot.qt.settings.mcp_parts import ServerForm, ServerRow
 from desktop_copilot.qt.settings.models_page import hint
-from desktop_copilot.qt.settings.permissions_page import ChangeRelay
 from desktop_copilot.qt.settings.styles import set_kind
 
 log = logging.getLogger(__name__)

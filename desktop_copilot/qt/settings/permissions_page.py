@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import shiboken6
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from desktop_copilot.core.approval.grants import ALWAYS, Grant, GrantStore
 from desktop_copilot.core.approval.rules import Rule
+from desktop_copilot.qt.common.change_relay import ChangeRelay
 from desktop_copilot.qt.common.plain_label import PlainLabel
 from desktop_copilot.qt.common.theme import Theme
 from desktop_copilot.qt.common.theme_switch import current_theme, themed_style_sheet
@@ -53,21 +53,6 @@ def scope_text(grant: Grant) -> str:
         return QCoreApplication.translate("PermissionsPage", "Always")
     title = grant.conversation_title or QCoreApplication.translate("PermissionsPage", "one conversation")
     return QCoreApplication.translate("PermissionsPage", "In: {title}").format(title=title if len(title) <= MAX_TITLE else title[:MAX_TITLE - 1] + '…')
-
-
-class ChangeRelay(QObject):
-    """Carries "it changed" from whichever thread a store or manager calls its listeners on to `slot`, later, on the
-    GUI thread (a queued signal). `listener()` is what to subscribe; it does nothing once the relay's owner is gone."""
-
-    sig_changed = Signal()
-
-    def __init__(self, owner: QObject, slot) -> None:
-        super().__init__(owner)
-        self.sig_changed.connect(slot, Qt.ConnectionType.QueuedConnection)
-
-    def listener(self):
-        relay = self
-        return lambda *_args: _notify(relay)
 
 
 class EntryRow(QFrame):
@@ -222,11 +207,3 @@ class PermissionsPage(QWidget):
     def remove_all(self) -> int:
         return self.grants.reset() if self.grants is not None else 0
 
-
-def _notify(relay: ChangeRelay) -> None:
-    """A listener's call (any thread): a queued signal, unless the relay was deleted with its page."""
-    if shiboken6.isValid(relay):
-        try:
-            relay.sig_changed.emit()
-        except RuntimeError:  # deleted between the check and the emit
-            pass

@@ -30,7 +30,7 @@ class ConversationTools(QObject):
         runtime = self.window.controller.session.runtime
         if self._following or runtime.mcp is None:
             return
-        from desktop_copilot.qt.settings.permissions_page import ChangeRelay
+        from desktop_copilot.qt.common.change_relay import ChangeRelay
 
         self._following = True
         relay = ChangeRelay(self, self._servers_changed)
