@@ -13,14 +13,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def clean_text(value: Any) -> Any:
     """A string with each lone surrogate replaced by U+FFFD (a pair is joined into its character); anything else
     as it is."""
-    if not isinstance(value, str) or value.isascii():
+    global _last_found_clean
+    if not isinstance(value, str) or value.isascii() or value is _last_found_clean:
         return value
     if len(value) <= ENCODE_CHECK_LIMIT:  # a delta: encoding refuses only a surrogate, and is faster than a search
         try:
             value.encode("utf-8")
-            return value
         except UnicodeEncodeError:
             pass
+        else:
+            _last_found_clean = value
+            return value
     elif not _SURROGATE.search(value):  # a long text is searched, which copies nothing
         return value
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
@@ -28,6 +31,9 @@ def clean_text(value: Any) -> Any:
 
 ENCODE_CHECK_LIMIT = 4096
 """Strings up to this many characters are checked for surrogates by encoding them (a copy that size costs nothing)."""
+_last_found_clean = ""
+"""The last short non-ASCII string found clean: a text delta is cleaned by its wire and again by `accumulate`, and
+the second time it is not encoded again (a str cannot change, so whichever thread checked it, it stays clean)."""
 
 
 def clean_json(value: Any) -> Any:

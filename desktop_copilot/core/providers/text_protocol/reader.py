@@ -40,7 +40,7 @@ class TextReader:
     def feed(self, text: str) -> list[ev.Event]:
         if not text:
             return []
-        if self._splitter is None or self._splitter.answering:
+        if self._splitter is None:
             if self._scanner is None or self._scanner.takes_plain(text):  # most deltas: answer text, nothing else
                 return self._parts.text(text) if self._parts.open_kind == "text" else self._show(text)
             return self._items(self._scanner.feed(text))
@@ -49,6 +49,8 @@ class TextReader:
         events: list[ev.Event] = []
         for kind, piece in self._splitter.feed(text):
             events += self._piece(kind, piece)
+        if self._splitter.answering:  # all the rest is answer text: nothing more to split, hold or release
+            self._splitter = None
         return events
 
     def flush(self) -> list[ev.Event]:
