@@ -4,7 +4,6 @@ fresh process, where keyring has chosen nothing yet, and is compared with keyrin
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.support.fresh_process import json_from_child
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET_SERVICE = os.environ.get("DESKTOP_COPILOT_SECRET_SERVICE") == "1"
@@ -42,17 +43,7 @@ print(json.dumps({{
 
 def detect(tmp_path: Path, setup: str = "", **env: str | None) -> dict:
     """default_backend in a fresh process (environment changed by `env`, None removing), beside keyring's choice."""
-    environ = {key: value for key, value in os.environ.items() if key != "PYTHON_KEYRING_BACKEND"}
-    environ.update(PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]), XDG_CONFIG_HOME=str(tmp_path / "config"))
-    for key, value in env.items():
-        if value is None:
-            environ.pop(key, None)
-        else:
-            environ[key] = value
-    done = subprocess.run([sys.executable, "-c", CHILD.format(setup=textwrap.dedent(setup))], check=False, capture_output=True,
-                          text=True, timeout=120, env=environ, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return json_from_child(CHILD.format(setup=textwrap.dedent(setup)), tmp_path, dropped=("PYTHON_KEYRING_BACKEND",), **env)
 
 
 def no_foreign_backend(result: dict) -> bool:
@@ -177,6 +168,9 @@ def test_a_third_party_plugin_still_loads_through_its_entry_point(tmp_path):
 
 def test_keyrings_entry_points_in_a_zip_on_sys_path_are_found(tmp_path, monkeypatch):
     import zipfile
+
+    import keyring.compat.py312  # noqa: F401  (keyring, its metadata and zipp are loaded before sys.path holds only the zip)
+    import zipp  # noqa: F401
 
     from desktop_copilot.core.keys import keyring_backends
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from desktop_copilot.core.keys.secret_service_search import names_held, secret_service_or_none
+from tests.support.fresh_process import json_from_child
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET_SERVICE = os.environ.get("DESKTOP_COPILOT_SECRET_SERVICE") == "1"
@@ -37,17 +38,7 @@ print(json.dumps(answer))
 def in_fresh_process(tmp_path: Path, **env: str | None) -> dict:
     """names_held and secret_service_or_none in a new process (environment changed by `env`, None removing; `tmp_path`
     first on sys.path), then keyring's own choice there."""
-    environ = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON_KEYRING_BACKEND", "KEYRING_PROPERTY_"))}
-    environ.update(PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]), XDG_CONFIG_HOME=str(tmp_path / "config"))
-    for key, value in env.items():
-        if value is None:
-            environ.pop(key, None)
-        else:
-            environ[key] = value
-    done = subprocess.run([sys.executable, "-c", CHILD], check=False, capture_output=True, text=True, timeout=120,
-                          env=environ, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return json_from_child(CHILD, tmp_path, dropped=("PYTHON_KEYRING_BACKEND", "KEYRING_PROPERTY_"), **env)
 
 
 def test_without_a_session_bus_none_is_held_as_keyring_finds_no_keyring(tmp_path):
