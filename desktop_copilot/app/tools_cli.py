@@ -82,12 +82,12 @@ def _needs(tool, settings) -> list[str]:
 
 def _has_knowledge() -> bool:
     from desktop_copilot.core.config.paths import AppPaths
-    from desktop_copilot.core.knowledge.library import FILE_NAME, KnowledgeLibrary
+    from desktop_copilot.core.knowledge.library import KnowledgeLibrary
 
-    data_dir = AppPaths.resolve().data_dir
-    if not (data_dir / FILE_NAME).exists():
+    paths = AppPaths.resolve()
+    if not paths.knowledge_database.exists():
         return False
-    library = KnowledgeLibrary.in_folder(data_dir)
+    library = KnowledgeLibrary.in_folder(paths.data_dir)
     try:
         return library.has_enabled_sources()
     finally:

@@ -33,6 +33,7 @@ class AppPaths:
 
     @property
     def knowledge_database(self) -> Path:
+        """The knowledge sources' database (core/knowledge/library.py); it may not exist: nobody added a source yet."""
         return self.data_dir / KNOWLEDGE_FILE
 
     @property

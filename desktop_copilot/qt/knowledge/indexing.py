@@ -22,13 +22,6 @@ if TYPE_CHECKING:  # the service, the library and watchdog load when indexing st
 log = logging.getLogger(__name__)
 
 
-def database_file(runtime: Runtime) -> Path:
-    """Where the knowledge database is (it may not exist: nobody added a source yet)."""
-    from desktop_copilot.core.knowledge.library import FILE_NAME
-
-    return runtime.paths.data_dir / FILE_NAME
-
-
 class KnowledgeIndexing(QObject):
     """Owns the window's `IndexingService`. Nothing runs until `start()` (or the first `add`); `stop()` at close."""
 
@@ -74,7 +67,7 @@ class KnowledgeIndexing(QObject):
 
     @property
     def has_database(self) -> bool:
-        return self.started or database_file(self.runtime).exists()
+        return self.started or self.runtime.paths.knowledge_database.exists()
 
     @property
     def library(self) -> KnowledgeLibrary:

@@ -21,8 +21,6 @@ log = logging.getLogger(__name__)
 
 START_DELAY_MS = 3000
 """Indexing waits this long after the window is built: the window's start is not slowed."""
-DATABASE_NAME = "knowledge.sqlite3"
-"""core/knowledge/library.FILE_NAME (not imported: the library loads when indexing starts)."""
 
 
 class KnowledgePart(QObject):
@@ -36,7 +34,7 @@ class KnowledgePart(QObject):
         self.opener = None
         """How the viewer opens a file in its default app (None: the desktop's); tests put a recorder here."""
         window.view.sig_open_passage.connect(self.open_passage)
-        if (self.runtime.paths.data_dir / DATABASE_NAME).exists():
+        if self.runtime.paths.knowledge_database.exists():
             QTimer.singleShot(START_DELAY_MS, self, self.start)
 
     def ensure_indexing(self) -> KnowledgeIndexing:
@@ -93,7 +91,7 @@ class KnowledgePart(QObject):
             return None
         try:
             passages = self.runtime.knowledge_library().file_passages(cited.source, cited.path) \
-                if (self.runtime.paths.data_dir / DATABASE_NAME).exists() else []
+                if self.runtime.paths.knowledge_database.exists() else []
         except Exception:  # noqa: BLE001 - the index cannot be read: the passage as it was found
             log.warning("knowledge: the passages of %s could not be read", cited.path, exc_info=True)
             passages = []
