@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop_copilot.core.keys.secret_service_search import session_bus_known
 from desktop_copilot.core.words import N_, tr
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def _load_plugins() -> None:
         system = _FOREIGN_BACKENDS.get(entry.module)
         if system is not None and sys.platform != system:
             continue
-        if entry.module == _SESSION_BUS_BACKEND and not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        if entry.module == _SESSION_BUS_BACKEND and not session_bus_known():
             continue
         try:
             initialize = entry.load()

@@ -56,6 +56,12 @@ def _only_keyrings_own_linux_backends() -> bool:
     return find_spec("dbus") is None and find_spec("gi") is None
 
 
+def session_bus_known() -> bool:
+    """Whether a session bus can be reached: jeepney (keyring's Secret Service backend's, and ours) finds it only by
+    DBUS_SESSION_BUS_ADDRESS."""
+    return bool(os.environ.get("DBUS_SESSION_BUS_ADDRESS"))
+
+
 def names_held(service: str, names: list[str]) -> frozenset[str] | None:
     """Of `names`, those keyring's choice here holds under `service`; None when only opening the keyring can tell
     (another backend may be chosen, no default collection, a locked one its service may hide, any D-Bus failure).
@@ -63,7 +69,7 @@ def names_held(service: str, names: list[str]) -> frozenset[str] | None:
     keyring. Blocking: on the keyring thread."""
     if not secret_service_or_none():
         return None
-    if not names or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+    if not names or not session_bus_known():
         return frozenset()
     try:
         return _search(service, names)
