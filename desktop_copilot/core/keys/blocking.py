@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+EXIT_GRACE_S = 1.0
+"""How long quitting waits for a call still running on the keyring thread. A keyring read is a few D-Bus calls taking
+milliseconds, and leaving one unanswered can bring the user's gnome-keyring down (it aborts when a client leaves with a
+property read unanswered: an upstream race); a call still running past this waits on an unlock prompt, and goes."""
 
 
 class DaemonWorker:
@@ -24,6 +30,8 @@ class DaemonWorker:
         self._calls: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
 
     async def call(self, func: Callable[..., T], *args: Any) -> T:
         """`func(*args)` on the worker thread; cancelling the await abandons the result (a call already
@@ -40,16 +48,23 @@ class DaemonWorker:
                 self._thread = threading.Thread(target=self._serve, name=self.name, daemon=True)
                 self._thread.start()
 
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the call running now, if any, to return; whether none is running."""
+        return self._idle.wait(timeout)
+
     def _serve(self) -> None:
         while True:
             func, args, loop, future = self._calls.get()
             if future.cancelled():  # only ever turns True, so reading it from here is safe
                 continue
             result, error = None, None
+            self._idle.clear()
             try:
                 result = func(*args)
             except BaseException as exc:  # handed to the awaiting coroutine
                 error = exc
+            finally:
+                self._idle.set()
             try:
                 loop.call_soon_threadsafe(_settle, future, result, error)
             except RuntimeError:  # the loop closed while the call was blocked: nobody is waiting
@@ -67,6 +82,12 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
 
 
 _keyring = DaemonWorker("keyring")
+
+
+@atexit.register
+def _let_the_keyring_call_finish() -> None:
+    """At exit, the keyring call running now, if any, gets EXIT_GRACE_S to return before the thread is dropped."""
+    _keyring.wait_idle(EXIT_GRACE_S)
 
 
 async def in_keyring_thread(func: Callable[..., T], *args: Any) -> T:

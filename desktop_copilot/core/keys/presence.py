@@ -9,8 +9,10 @@ import json
 import logging
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 
+from desktop_copilot.core.keys.blocking import EXIT_GRACE_S
 from desktop_copilot.core.keys.keyring_backends import KeyringStatus
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,12 @@ _running: set[subprocess.Popen] = set()
 
 @atexit.register
 def _stop_children() -> None:
-    """At exit, a check still waiting (a keyring asking to be unlocked) goes with the app."""
+    """At exit, a check still running gets EXIT_GRACE_S to finish (killed in the middle of a keyring read, it could
+    bring gnome-keyring down: see blocking.EXIT_GRACE_S); one still waiting then (a keyring asking to be unlocked) goes
+    with the app."""
+    deadline = time.monotonic() + EXIT_GRACE_S
     for child in list(_running):
-        child.kill()
+        try:
+            child.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()

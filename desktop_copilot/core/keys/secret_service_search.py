@@ -16,9 +16,10 @@ DEFAULT_COLLECTION = "/org/freedesktop/secrets/aliases/default"
 """The collection keyring's Secret Service backend reads and writes (secretstorage's default one)."""
 CALL_TIMEOUT_S = 10.0
 """Seconds one D-Bus call may take (the first may start the service); longer, and the keyring is opened as before."""
-SEARCHES_LOCKED = ("gnome-keyring",)
-"""Services that match a locked collection's items by their attributes, as an unlocked one's (gnome-keyring keeps them
-readable without the password); another service's locked collection may show none of its items."""
+SEARCHED_SERVICES = ("gnome-keyring",)
+"""The services searched without keyring. gnome-keyring matches a locked collection's items by their attributes as an
+unlocked one's, so its collection's lock need not be read; another service's locked collection may hide its items, and
+reading whether it is locked is a property read, which this module never sends (see `_search`)."""
 KEYRINGS_OWN_BACKENDS = frozenset({"keyring.backends.SecretService", "keyring.backends.kwallet", "keyring.backends.libsecret",
                                    "keyring.backends.chainer", "keyring.backends.macOS", "keyring.backends.Windows"})
 """The modules of keyring's own `keyring.backends` entry points (its fail and null backends are no entry points)."""
@@ -64,7 +65,7 @@ def session_bus_known() -> bool:
 
 def names_held(service: str, names: list[str]) -> frozenset[str] | None:
     """Of `names`, those keyring's choice here holds under `service`; None when only opening the keyring can tell
-    (another backend may be chosen, no default collection, a locked one its service may hide, any D-Bus failure).
+    (another backend may be chosen, a service other than gnome-keyring, no default collection, any D-Bus failure).
     None held without a session bus: jeepney finds the bus only by DBUS_SESSION_BUS_ADDRESS, so keyring finds no
     keyring. Blocking: on the keyring thread."""
     if not secret_service_or_none():
@@ -79,13 +80,15 @@ def names_held(service: str, names: list[str]) -> frozenset[str] | None:
 
 
 def _search(service: str, names: list[str]) -> frozenset[str] | None:
-    from jeepney import DBusAddress, Properties, new_method_call
+    """Method calls only, never a property read: gnome-keyring (42 to 50 at least) aborts when a client leaves with a
+    property read still unanswered (its client record is gone, the getter returns nothing, GDBus asserts), which a
+    process quitting while this runs on its keyring thread would do; a method call in that state gets an error."""
+    from jeepney import DBusAddress, new_method_call
     from jeepney.io.blocking import open_dbus_connection
 
     collection = DBusAddress(DEFAULT_COLLECTION, bus_name=SECRETS, interface="org.freedesktop.Secret.Collection")
     with open_dbus_connection(bus="SESSION") as connection:
-        (_, locked), = _call(connection, Properties(collection).get("Locked"))
-        if locked and service_program(connection) not in SEARCHES_LOCKED:
+        if service_program(connection) not in SEARCHED_SERVICES:
             return None
         held = set()
         for name in names:

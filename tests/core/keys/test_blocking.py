@@ -26,6 +26,31 @@ asyncio.run(main())
 """
 
 
+FINISHING_CALL = """
+import asyncio, time
+from desktop_copilot.core.keys.blocking import in_keyring_thread
+
+def read_then_say():
+    time.sleep(0.3)  # a keyring read still running when the app quits
+    print("the call finished", flush=True)
+
+async def main():
+    asyncio.ensure_future(in_keyring_thread(read_then_say))
+    await asyncio.sleep(0.05)
+    print("quitting", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_quitting_lets_a_call_still_running_finish_first():
+    """Dropped in the middle of a keyring read, its D-Bus connection would leave a property read unanswered, which can
+    bring gnome-keyring down."""
+    result = subprocess.run([sys.executable, "-c", FINISHING_CALL], capture_output=True, text=True, timeout=20)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["quitting", "the call finished"]
+
+
 def test_a_stuck_call_does_not_keep_the_process_alive():
     result = subprocess.run([sys.executable, "-c", STUCK_CALL], capture_output=True, text=True, timeout=20)
     assert result.returncode == 0, result.stderr

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 
 from desktop_copilot.core.config.app_config import AppConfig
 from desktop_copilot.core.config.paths import AppPaths
 from desktop_copilot.core.keys.keyring_store import KeyringKeys, standard_lookup
+from desktop_copilot.core.keys import presence
 from desktop_copilot.core.keys.presence import child_command, parse_presence, presence_in_child
 from desktop_copilot.core.runtime import Runtime
 from tests.support.memory_keyring import MemoryKeyring
@@ -98,3 +100,18 @@ def test_the_childs_answer_says_which_keys_come_from_the_environment():
     presence = parse_presence(text)
     assert presence.present == {"anthropic", "openai"} and presence.from_environment == {"anthropic"}
     assert presence.in_keyring == {"openai"}
+
+
+def test_at_exit_a_check_about_to_finish_is_let_finish_and_one_still_waiting_is_killed(monkeypatch):
+    """Killed in the middle of a keyring read, the child could bring gnome-keyring down; one waiting on an unlock prompt
+    past the grace goes with the app."""
+    monkeypatch.setattr(presence, "EXIT_GRACE_S", 0.5)
+    finishing = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.1)"])
+    waiting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    monkeypatch.setattr(presence, "_running", {finishing, waiting})
+    try:
+        presence._stop_children()
+        assert finishing.wait(5) == 0
+        assert waiting.wait(5) == -9
+    finally:
+        waiting.kill()

@@ -138,13 +138,17 @@ print(json.dumps(locked))
 """
 
 
-@pytest.mark.skipif(not (shutil.which("dbus-run-session") and shutil.which("gnome-keyring-daemon")),
-                    reason="needs dbus-run-session and gnome-keyring-daemon")
-def test_a_locked_collection_is_searched_only_where_gnome_keyring_keeps_its_items_searchable(tmp_path):
-    """In a D-Bus session of its own with a gnome-keyring of its own in a fresh HOME (locking the suite's would leave it
-    locked)."""
-    script = tmp_path / "locked.py"
-    script.write_text(textwrap.dedent(LOCKED_CHILD))
+OWN_SESSION = pytest.mark.skipif(not (shutil.which("dbus-run-session") and shutil.which("gnome-keyring-daemon")),
+                                 reason="needs dbus-run-session and gnome-keyring-daemon")
+DAEMON_GONE = 3
+"""The exit status of `in_own_keyring_session` when the gnome-keyring it started did not outlive the script."""
+
+
+def in_own_keyring_session(tmp_path: Path, script: str) -> subprocess.CompletedProcess:
+    """`script` run by Python in a D-Bus session of its own with a gnome-keyring of its own in a fresh HOME (locking or
+    crashing the suite's would spoil the tests after), then the daemon checked: still the one started (D-Bus would start
+    another on the next call if it went), else DAEMON_GONE."""
+    (tmp_path / "script.py").write_text(textwrap.dedent(script))
     home = tmp_path / "home"
     home.mkdir()
     shell = textwrap.dedent(f"""
@@ -155,16 +159,65 @@ def test_a_locked_collection_is_searched_only_where_gnome_keyring_keeps_its_item
                 org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true" && break
             sleep 0.1
         done
-        "{sys.executable}" "{script}"
+        "{sys.executable}" script.py
         status=$?
+        sleep 0.5  # what the script left unanswered is handled
+        kill -0 $daemon 2>/dev/null || exit {DAEMON_GONE}
         kill $daemon
         exit $status
     """)
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON_KEYRING_BACKEND", "KEYRING_PROPERTY_"))}
     env.update(PYTHONPATH=str(ROOT), HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
                XDG_DATA_HOME=str(home / ".local" / "share"))
-    done = subprocess.run(["dbus-run-session", "--", "bash", "-c", shell], check=False, capture_output=True, text=True,
+    return subprocess.run(["dbus-run-session", "--", "bash", "-c", shell], check=False, capture_output=True, text=True,
                           timeout=120, env=env, cwd=tmp_path)
+
+
+@OWN_SESSION
+def test_a_locked_collection_is_searched_only_where_gnome_keyring_keeps_its_items_searchable(tmp_path):
+    done = in_own_keyring_session(tmp_path, LOCKED_CHILD)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout.splitlines()[-1])
     assert answer == {"program": "gnome-keyring", "held": ["tavily"], "elsewhere": None}
+
+
+LEAVER = """
+import sys
+from jeepney.io.blocking import DBusConnection
+from desktop_copilot.core.keys.secret_service_search import names_held
+
+calls, leave_at = 0, 0
+
+
+def send_then_leave(self, message, timeout=None, **kwargs):
+    # the k-th call of a search sent, then the connection closed unanswered: as when the process quits meanwhile
+    global calls
+    calls += 1
+    if calls == leave_at:
+        self.send(message)
+        self.close()
+        raise ConnectionResetError("left")
+    return answer(self, message, timeout=timeout, **kwargs)
+
+
+answer, DBusConnection.send_and_get_reply = DBusConnection.send_and_get_reply, send_then_leave
+for search in range(int(sys.argv[1])):
+    calls, leave_at = 0, search % 3 + 1
+    names_held("desktop-copilot-leaving-test", ["tavily", "anthropic"])
+"""
+LEAVING_CHILDREN = f"""
+import subprocess, sys
+
+leavers = [subprocess.Popen([sys.executable, "-c", {LEAVER!r}, "2000"]) for _ in range(6)]
+sys.exit(max(leaver.wait() for leaver in leavers))
+"""
+
+
+@OWN_SESSION
+def test_clients_leaving_in_the_middle_of_a_search_never_bring_gnome_keyring_down(tmp_path):
+    """gnome-keyring aborts when a client leaves with a property read unanswered (an upstream race): the search, whose
+    process may quit while it runs on the keyring thread, sends none. Six processes each leave 2,000 searches at each of
+    its calls in turn."""
+    done = in_own_keyring_session(tmp_path, LEAVING_CHILDREN)
+    assert done.returncode != DAEMON_GONE, "gnome-keyring went down while clients left searches unanswered"
+    assert done.returncode == 0, done.stderr
