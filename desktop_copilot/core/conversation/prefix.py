@@ -5,9 +5,10 @@ a request at message 3,000 reads no message's revision; no message is kept alive
 
 from __future__ import annotations
 
+import struct
+import sys
 import threading
 import weakref
-from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
@@ -24,28 +25,38 @@ class SeenMessages:
     __slots__ = ("_ids", "_seq")
 
     def __init__(self) -> None:
-        self._ids = array("Q")
-        """(8 bytes an id, compared by memcmp; a list would hold a 32-byte int object for each, in every cache)"""
+        self._ids = b""
+        """The ids packed 8 bytes each (a list would hold a 32-byte int object for each, in every cache): compared by
+        memcmp, and searched by bytes.find (~3× faster than array.index, which makes an int of each id it passes)."""
         self._seq = 0
 
     def update(self, messages: Sequence[Message]) -> int:
         """How many first `messages` are the objects seen last time at the same positions, unchanged since (none of
         them touched or collected); `messages` are remembered for the next time."""
-        ids = array("Q", list(map(id, messages)))  # (from a list: several times faster than from the map)
-        same = common_prefix(self._ids, ids)
+        ids = struct.pack(f"{len(messages)}Q", *map(id, messages))  # (faster than an array("Q") made from them)
+        same = common_prefix(self._ids, ids) // ID_SIZE
         changed = LOG.since(self._seq)
         self._seq = LOG.seq
         if changed is None:
             same = 0
         else:
             for ident in changed:
-                try:
-                    same = ids.index(ident, 0, same)
-                except ValueError:
-                    pass
+                same = _first_position(ids, ident, same)
         LOG.watch(messages[same:])
         self._ids = ids
         return same
+
+
+ID_SIZE = struct.calcsize("Q")
+
+
+def _first_position(ids: bytes, ident: int, end: int) -> int:
+    """Where `ident` first is among the first `end` packed ids; `end` when it is not among them."""
+    needle = ident.to_bytes(ID_SIZE, sys.byteorder)
+    found = ids.find(needle, 0, end * ID_SIZE)
+    while found > 0 and found % ID_SIZE:  # straddling two ids
+        found = ids.find(needle, found + 1, end * ID_SIZE)
+    return end if found < 0 else found // ID_SIZE
 
 
 class ByConversation(Generic[T]):

@@ -4,14 +4,16 @@ a message gone is never mistaken for the one that took its place; nothing seen i
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_copilot.core.conversation import changes
 from desktop_copilot.core.conversation.models import Message
-from desktop_copilot.core.conversation.prefix import PerMessage, SeenMessages, common_prefix
+from desktop_copilot.core.conversation.prefix import ID_SIZE, PerMessage, SeenMessages, _first_position, common_prefix
 
 
 def test_the_same_objects_at_the_same_revisions_count_until_the_first_change():
@@ -47,6 +49,17 @@ def test_nothing_seen_is_kept_alive():
     gc.collect()
     assert all(ref() is None for ref in watched)
     assert seen.update([]) == 0
+
+
+@pytest.mark.skipif(sys.byteorder != "little", reason="the ids below are laid out for a little-endian machine")
+def test_a_changed_id_is_found_at_its_first_place_never_across_two_ids_nor_past_the_end():
+    pack = [0x1100, 0x22 << 56, 0, 0x22, 0x1100]  # 0x22's bytes first appear across the second and third ids
+    ids = b"".join(ident.to_bytes(ID_SIZE, "little") for ident in pack)
+    assert _first_position(ids, 0x1100, 5) == 0
+    assert _first_position(ids, 0x22, 5) == 3
+    assert _first_position(ids, 0x22, 3) == 3  # past `end`: `end` answered
+    assert _first_position(ids, 0x4400, 5) == 5
+    assert _first_position(b"", 0x1100, 0) == 0
 
 
 def test_common_prefix_finds_the_first_difference_anywhere():
