@@ -21,7 +21,7 @@ if [[ "${DESKTOP_COPILOT_IN_DBUS:-}" == 1 ]] && command -v gnome-keyring-daemon 
     # A fresh HOME so no earlier keyring asks for another password; the daemon is killed at exit.
     keyring_home="$(mktemp -d)"
     echo -n "desktop-copilot-tests" | HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/.local/share" \
-        gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
+        gnome-keyring-daemon --foreground --unlock --components=secrets >"$keyring_home/daemon.log" 2>&1 &
     keyring_pid=$!
     # Wait until this daemon owns the Secret Service name; a first call before that would make D-Bus
     # activate a second daemon whose login keyring is locked.
@@ -41,4 +41,9 @@ cd "$root"
 export QT_QPA_PLATFORM=offscreen
 exec_status=0
 "$python" -m pytest "$@" || exec_status=$?
+if [[ "${DESKTOP_COPILOT_SECRET_SERVICE:-}" == 1 ]] && ! kill -0 "$keyring_pid" 2>/dev/null; then
+    # Secret Service tests after this point failed for want of it: say why, from the daemon's own words
+    echo "run.sh: the suite's gnome-keyring-daemon exited during the run; its last words:" >&2
+    tail -n 5 "$keyring_home/daemon.log" >&2 || true
+fi
 exit "$exec_status"
