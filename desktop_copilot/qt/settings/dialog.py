@@ -264,6 +264,7 @@ class SettingsDialog(QDialog):
         self.keys_page.tasks.cancel_all()
         self.models_page.tasks.cancel_all()
         self.providers_page.tasks.cancel_all()
+        self.providers_page.servers.tasks.cancel_all()  # a local server still being asked whether it runs
         self.mcp_page.tasks.cancel_all()
         self.profiles_page.tasks.cancel_all()
         self.knowledge_page.release()
