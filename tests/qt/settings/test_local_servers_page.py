@@ -5,13 +5,13 @@ nothing logged above INFO)."""
 from __future__ import annotations
 
 import logging
-import socket
-import threading
 
 import pytest
 
 from desktop_copilot.core.bootstrap import apply_settings
+from tests.support.faults import FOREVER
 from tests.support.local_servers import LocalServer
+from tests.support.loopback import LoopbackServer, ScriptedResponse
 from tests.support.memory_keyring import use_memory_keyring
 from tests.support.settings_support import DEAD_URL, no_local_servers, open_dialog
 
@@ -80,42 +80,18 @@ def test_a_typed_url_is_asked_after_a_pause_and_test_asks_again(qtbot, app_windo
     assert row.url_note.text() == "The base URL must start with http:// or https://."
 
 
-class SilentServer:
-    """Accepts connections and answers none until `release` closes them: a local server still thinking it over."""
-
-    def __init__(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
-        self.held: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _address = self._listener.accept()
-            except OSError:  # released
-                return
-            self.held.append(connection)
-
-    def release(self) -> None:
-        self._listener.close()
-        for connection in self.held:
-            connection.close()
-
-
 def test_closing_settings_stops_asking_a_server_that_has_not_answered(qtbot, app_window, monkeypatch, caplog):
     """The row's label is gone once the dialog is: a probe left running would write to it when the server answers."""
     caplog.set_level(logging.DEBUG)
-    server = SilentServer()
-    try:
-        monkeypatch.setenv("LMSTUDIO_BASE_URL", server.url)
+    with LoopbackServer() as server:  # accepts the model list request and says nothing
+        server.enqueue("/v1/models", ScriptedResponse(hold=FOREVER))
+        monkeypatch.setenv("LMSTUDIO_BASE_URL", f"{server.url}/v1")
         window = app_window()
         dialog, page = open_providers(qtbot, window)
-        qtbot.waitUntil(lambda: len(server.held) == 1 and page.rows["lmstudio"].server_state.text() == "Checking…", timeout=5000)
+        qtbot.waitUntil(lambda: len(server.requests_to("/v1/models")) == 1
+                        and page.rows["lmstudio"].server_state.text() == "Checking…", timeout=5000)
         assert page.servers.tasks.busy
         dialog.reject()
         qtbot.waitUntil(lambda: not page.servers.tasks.busy, timeout=2000)  # cancelled, not waiting for the answer
-    finally:
-        server.release()
-    qtbot.wait(200)
+    qtbot.wait(200)  # the server has let go of the connection
     assert [r.getMessage() for r in caplog.records if r.levelno > logging.INFO] == []
